@@ -1,0 +1,1 @@
+"""Prefect flows (nightly, backfill) and the ``ratings`` command line that runs them."""

@@ -1,0 +1,167 @@
+"""Canonical frames shared by every stage (``../shared/DESIGN.md``, "Canonical frames").
+
+Every reader turns a federation's file into these frames before any other step,
+the way a staging model renames and converts columns ahead of the marts. The
+schemas are the contract: later stages may rely on the column names and dtypes
+below, and new columns are only ever *added*.
+
+Pure constants: no IO, importable from any package (``engine`` excepted, which
+takes frames with the columns it needs and imports nothing of the others).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+#: One row per competition (tournament / championship) found in a file.
+COMPETITIONS_SCHEMA: dict[str, pl.DataType] = {
+    "federation": pl.Utf8(),
+    "competition_id": pl.Utf8(),
+    "name": pl.Utf8(),
+    "start_date": pl.Date(),
+    "end_date": pl.Date(),
+    "rounds": pl.Int32(),
+    "modality": pl.Utf8(),          # classic, duplicate, rapid, blitz, standard, ...
+    "results_public": pl.Boolean(),
+    "event_class": pl.Utf8(),       # EGF tournament class A/B/C/D (null elsewhere)
+    "source": pl.Utf8(),            # file name the competition was read from
+    "source_sha256": pl.Utf8(),     # checksum of that file's bytes
+}
+
+#: One row per player appearing in a file (or a players list).
+PLAYERS_SCHEMA: dict[str, pl.DataType] = {
+    "federation": pl.Utf8(),
+    "player_id": pl.Utf8(),
+    "name": pl.Utf8(),
+    "country": pl.Utf8(),
+    "club": pl.Utf8(),
+    "birth_year": pl.Int32(),
+    "declared_rank": pl.Utf8(),     # EGF grade as declared in the file ("3k", "1d")
+    "declared_rating": pl.Float64(),  # rating printed in the file (TRF, OpenGotha); null if none
+}
+
+#: One row per game. ``score_a`` is 1, 0.5 or 0 for ``player_a`` (null when unknown).
+GAMES_SCHEMA: dict[str, pl.DataType] = {
+    "federation": pl.Utf8(),
+    "competition_id": pl.Utf8(),
+    "round": pl.Int32(),
+    "player_a": pl.Utf8(),
+    "player_b": pl.Utf8(),
+    "score_a": pl.Float64(),
+    "status": pl.Utf8(),            # played | forfeit | unknown
+    "handicap": pl.Int32(),         # Go: stones given by player_a (negative: received)
+    "colour_a": pl.Utf8(),          # w | b | null
+    "source_line": pl.Int32(),      # 1-based line (or element line) in the source file
+}
+
+#: Byes are not games; readers drop them from ``games`` but keep them here for reports.
+BYES_SCHEMA: dict[str, pl.DataType] = {
+    "federation": pl.Utf8(),
+    "competition_id": pl.Utf8(),
+    "round": pl.Int32(),
+    "player_id": pl.Utf8(),
+    "kind": pl.Utf8(),              # full | half | zero | pairing | absent
+    "source_line": pl.Int32(),
+}
+
+#: What every check (reader, eligibility rule, Great Expectations suite) produces.
+FINDINGS_SCHEMA: dict[str, pl.DataType] = {
+    "federation": pl.Utf8(),
+    "competition_id": pl.Utf8(),    # null when a file could not be tied to a competition
+    "rule": pl.Utf8(),              # stable id, e.g. "ajusc.min_rounds", "format.trf.bad_result"
+    "severity": pl.Utf8(),          # reject | exclude | warn
+    "message": pl.Utf8(),           # what is wrong and how to fix it
+    "source": pl.Utf8(),            # file name
+    "line": pl.Int32(),             # 1-based line in that file (null: whole file/competition)
+    "field": pl.Utf8(),             # column / record field concerned (null: whole line)
+}
+
+#: A starting rating list (``*.ratings.csv``) or the engine's rating state.
+RATINGS_SCHEMA: dict[str, pl.DataType] = {
+    "federation": pl.Utf8(),
+    "player_id": pl.Utf8(),
+    "name": pl.Utf8(),
+    "rating": pl.Float64(),         # null: unrated (FIDE)
+    "games": pl.Int64(),            # games counted so far (lifetime)
+    "as_of": pl.Date(),
+    "k": pl.Int32(),                # FIDE K of the list (null elsewhere)
+    "status": pl.Utf8(),
+    "last_played": pl.Utf8(),       # AJUSC: season "2024-25"; else ISO date
+    "rated_max": pl.Float64(),      # FIDE: highest rating reached (for the permanent K 10)
+}
+
+#: One row per rated player and competition (FIDE: and rating period).
+RATING_CHANGES_SCHEMA: dict[str, pl.DataType] = {
+    "federation": pl.Utf8(),
+    "competition_id": pl.Utf8(),
+    "period": pl.Utf8(),            # FIDE rating period "2025-11"; null elsewhere
+    "player_id": pl.Utf8(),
+    "rating_before": pl.Float64(),
+    "games": pl.Int64(),            # games rated in this competition
+    "score": pl.Float64(),
+    "expected": pl.Float64(),
+    "k": pl.Float64(),
+    "change": pl.Float64(),         # unrounded K x (W - We) (or sum of per-game changes)
+    "rating_after": pl.Float64(),
+    "rule_set": pl.Utf8(),
+}
+
+#: One row per (rated player, game): how each game contributed to ``change``.
+EXPLANATIONS_SCHEMA: dict[str, pl.DataType] = {
+    "federation": pl.Utf8(),
+    "competition_id": pl.Utf8(),
+    "period": pl.Utf8(),
+    "player_id": pl.Utf8(),
+    "round": pl.Int32(),
+    "opponent_id": pl.Utf8(),
+    "rating": pl.Float64(),         # player's rating used for this game
+    "opponent_rating": pl.Float64(),
+    "handicap": pl.Int32(),
+    "score": pl.Float64(),
+    "expected": pl.Float64(),
+    "k": pl.Float64(),
+    "contribution": pl.Float64(),   # this game's share of ``change``
+    "rule_set": pl.Utf8(),
+    "source_line": pl.Int32(),
+}
+
+#: A published rating list (``ratings list`` output columns first).
+RATING_LIST_SCHEMA: dict[str, pl.DataType] = {
+    "federation": pl.Utf8(),
+    "player_id": pl.Utf8(),
+    "name": pl.Utf8(),
+    "rating": pl.Float64(),
+    "games": pl.Int64(),
+    "status": pl.Utf8(),            # active | provisional | inactive | unrated
+    "category": pl.Utf8(),
+    "rank": pl.Int64(),             # null for players without a rank (not active)
+}
+
+
+def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """An empty frame with ``schema``.
+
+    Examples
+    --------
+    >>> empty(BYES_SCHEMA).columns
+    ['federation', 'competition_id', 'round', 'player_id', 'kind', 'source_line']
+    """
+    return pl.DataFrame(schema=schema)
+
+
+def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """Select and cast ``frame`` to ``schema``; missing columns become nulls.
+
+    Extra columns are dropped, so a frame that gained columns upstream still
+    satisfies the contract downstream.
+
+    Examples
+    --------
+    >>> conform(pl.DataFrame({"player_id": ["7"], "rating": [1100]}), RATINGS_SCHEMA).row(0)
+    (None, '7', None, 1100.0, None, None, None, None, None, None)
+    """
+    cols = [
+        (pl.col(name).cast(dtype, strict=False) if name in frame.columns else pl.lit(None, dtype)).alias(name)
+        for name, dtype in schema.items()
+    ]
+    return frame.select(cols)

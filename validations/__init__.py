@@ -1,0 +1,1 @@
+"""Eligibility rules, Great Expectations data-quality suites, findings and organiser reports."""

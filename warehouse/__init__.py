@@ -1,0 +1,1 @@
+"""The SQL warehouse: SQLModel tables, migrations, exactly-once loads and the read API."""
