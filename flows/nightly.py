@@ -1,0 +1,114 @@
+"""The nightly job: ingest -> validate -> rate -> load -> publish, one shot.
+
+Run by the ``nightly`` deployments of ``prefect.yaml`` (one per federation, on a
+cron schedule) or by hand with ``ratings run``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from prefect import flow, get_run_logger
+from prefect.artifacts import create_markdown_artifact
+
+import validations
+from flows.config import federation_config
+from tasks.ingest import ingest_inbox
+from tasks.load import load_federation
+from tasks.publish import Published, publish_federation
+from tasks.rate import rate_federation
+from tasks.validate import validate_batch
+
+
+@dataclass
+class NightlySummary:
+    """What one nightly run did (returned by the flow, printed by ``ratings run``)."""
+
+    as_of: date
+    files_seen: int = 0
+    files_skipped: list[str] = field(default_factory=list)
+    files_ignored: list[str] = field(default_factory=list)
+    competitions: dict[str, dict[str, str]] = field(default_factory=dict)   # federation -> id -> status
+    published: dict[str, Published] = field(default_factory=dict)
+    report_paths: list[str] = field(default_factory=list)
+    summary_markdown: str = ""
+
+
+@flow(name="nightly", description="Ingest new result files, validate, rate, load and publish.")
+def nightly(
+    inbox: str = "inbox",
+    warehouse_url: str | None = None,
+    federation: str | None = None,
+    as_of: date | None = None,
+    reports_dir: str = "reports",
+    gx_root: str | None = None,
+) -> NightlySummary:
+    """Process every new file of ``inbox`` for every federation (or only ``federation``).
+
+    Parameters
+    ----------
+    inbox
+        Folder where the rating officer drops the organisers' files. Files stay there;
+        a file whose checksum is already in the load ledger is skipped.
+    warehouse_url
+        SQLAlchemy URL of the warehouse; ``None`` takes ``$RATINGS_WAREHOUSE_URL`` or the
+        embedded ``sqlite:///ratings.db``.
+    federation
+        Only this federation's files (``ajusc``, ``fide``, ``egf``); ``None``: all.
+    as_of
+        Date of the published lists (default: today).
+    reports_dir
+        Folder for the organisers' reports (Markdown and HTML, one per competition).
+    gx_root
+        Folder of the file-based Great Expectations project (Data Docs); ``None``: an
+        ephemeral context.
+    """
+    logger = get_run_logger()
+    as_of = as_of or date.today()
+    if federation is not None:
+        federation_config(federation)   # fail fast, with the known ids, on a typo
+    summary = NightlySummary(as_of=as_of)
+    ingested = ingest_inbox(inbox, warehouse_url, federation)
+    summary.files_seen = ingested.files_seen
+    summary.files_skipped = ingested.files_skipped
+    summary.files_ignored = ingested.files_ignored
+    for fed, batch in sorted(ingested.batches.items()):
+        config = federation_config(fed) if fed != "unknown" else {}
+        if config:
+            batch = validate_batch(batch, config, gx_root)
+            run = rate_federation(batch, warehouse_url, config)
+        else:
+            run = None
+        load_federation(batch, run, warehouse_url)
+        published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir)
+        summary.published[fed] = published
+        summary.competitions[fed] = dict(published.reports)
+        summary.report_paths += published.report_paths
+    summary.summary_markdown = validations.render_summary(summary_rows(summary))
+    create_markdown_artifact(key="nightly-summary", markdown=summary.summary_markdown,
+                             description=f"Nightly run as of {as_of}")
+    logger.info("nightly as of %s: %d file(s) seen, %d skipped", as_of, summary.files_seen,
+                len(summary.files_skipped))
+    if gx_root:
+        validations.build_data_docs(Path(gx_root))
+    return summary
+
+
+def summary_rows(summary: NightlySummary) -> dict[str, object]:
+    """The plain figures the nightly summary artifact shows."""
+    return {
+        "as_of": summary.as_of.isoformat(),
+        "files_seen": summary.files_seen,
+        "files_skipped": len(summary.files_skipped),
+        "federations": {
+            fed: {
+                "competitions": summary.competitions.get(fed, {}),
+                "edition": pub.edition,
+                "players_listed": pub.players_listed,
+                "players_changed": pub.players_changed,
+            }
+            for fed, pub in summary.published.items()
+        },
+    }

@@ -1,0 +1,35 @@
+"""Load: tonight's batch and the re-rated state into the warehouse, in one transaction."""
+
+from __future__ import annotations
+
+from prefect import get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+import engine
+import warehouse
+from tasks.ingest import FederationBatch
+
+
+@task(name="load_federation", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=[10, 60])
+def load_federation(
+    batch: FederationBatch, run: engine.RatingRun | None, warehouse_url: str | None
+) -> warehouse.LoadResult:
+    """Exactly-once: the warehouse skips files already in its ledger, so a retry is safe."""
+    logger = get_run_logger()
+    result = warehouse.load_batch(
+        warehouse.get_engine(warehouse_url),
+        warehouse.LoadBatch(
+            federation=batch.federation,
+            files=batch.files,
+            competitions=batch.competitions,
+            players=batch.players,
+            games=batch.games,
+            byes=batch.byes,
+            findings=batch.findings,
+            changes=run.changes if run is not None else None,
+            explanations=run.explanations if run is not None else None,
+            ratings=run.ratings if run is not None else None,
+        ),
+    )
+    logger.info("%s: %s", batch.federation, result)
+    return result

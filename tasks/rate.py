@@ -1,0 +1,74 @@
+"""Rate: re-rate a federation's whole history, tonight's accepted competitions included.
+
+The history is the source of truth and the lists are derived from it, so a
+competition that arrives late (dated before others already rated) simply takes
+its place in date order: every later rating is recomputed.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+from prefect import get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+import engine
+import warehouse
+from formats.schema import COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
+from tasks.frames import concat
+from tasks.ingest import FederationBatch
+
+
+def merged_history(history: warehouse.History, batch: FederationBatch) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """History with tonight's batch laid over it: a competition sent again replaces its old version.
+
+    Returns the accepted competitions, their rated games and every known player.
+    """
+    replaced = batch.competitions.get_column("competition_id").to_list()
+    competitions = concat(
+        [history.competitions.filter(~pl.col("competition_id").is_in(replaced)), batch.competitions],
+        COMPETITIONS_SCHEMA,
+    )
+    games = concat(
+        [history.games.filter(~pl.col("competition_id").is_in(replaced)), batch.games], GAMES_SCHEMA
+    )
+    accepted = competitions.filter(pl.col("status").is_in(["accepted", "accepted_with_exclusions"]))
+    rated_games = games.filter(
+        pl.col("competition_id").is_in(accepted.get_column("competition_id").to_list())
+        & pl.col("rated").fill_null(True)
+    )
+    players = concat([history.players, batch.players], PLAYERS_SCHEMA).unique(
+        subset=["federation", "player_id"], keep="last", maintain_order=True
+    )
+    return accepted, rated_games, players
+
+
+def rate(history: warehouse.History, batch: FederationBatch, config: dict[str, object]) -> engine.RatingRun:
+    """The engine over the merged history (pure; the task below adds logging)."""
+    accepted, games, players = merged_history(history, batch)
+    run = engine.rate_history(
+        batch.federation, accepted, games, history.seed, config=config, players=players
+    )
+    # The state only knows the names the seed list printed; newcomers get theirs from the files.
+    names = players.select("player_id", pl.col("name").alias("_name")).filter(pl.col("_name").is_not_null())
+    ratings = (
+        run.ratings.join(names, on="player_id", how="left")
+        .with_columns(pl.coalesce("name", "_name").alias("name"))
+        .drop("_name")
+    )
+    return engine.RatingRun(changes=run.changes, explanations=run.explanations, ratings=ratings)
+
+
+@task(name="rate_federation", cache_policy=NO_CACHE)
+def rate_federation(
+    batch: FederationBatch, warehouse_url: str | None, config: dict[str, object]
+) -> engine.RatingRun:
+    """Re-rate ``batch.federation`` from its seed list through tonight's competitions."""
+    logger = get_run_logger()
+    history = warehouse.history(warehouse.get_engine(warehouse_url), batch.federation)
+    run = rate(history, batch, config)
+    logger.info(
+        "%s: %d rating change(s) over %d competition(s), %d player(s) in the state",
+        batch.federation, run.changes.height, run.changes.get_column("competition_id").n_unique(),
+        run.ratings.height,
+    )
+    return run

@@ -1,0 +1,57 @@
+"""Validate: the federation's eligibility rules and data-quality suites over tonight's batch."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import polars as pl
+from prefect import get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+import validations
+from formats.schema import FINDINGS_SCHEMA
+from tasks.frames import concat
+from tasks.ingest import FederationBatch
+
+
+def merge_reader_findings(batch: FederationBatch, checked: validations.Validation) -> FederationBatch:
+    """Fold the readers' findings into the validation's verdict.
+
+    A competition with a reader finding of severity ``reject`` is rejected whatever the
+    eligibility rules said (its file could not be read completely), so that a game
+    is never silently missing from a rated competition.
+    """
+    findings = concat([batch.findings, checked.findings], FINDINGS_SCHEMA).unique(maintain_order=True)
+    rejected_by_reader = set(
+        batch.findings.filter(pl.col("severity") == "reject")
+        .get_column("competition_id").drop_nulls().to_list()
+    )
+    competitions = checked.competitions.with_columns(
+        pl.when(pl.col("competition_id").is_in(list(rejected_by_reader)))
+        .then(pl.lit("rejected"))
+        .otherwise(pl.col("status"))
+        .alias("status")
+    )
+    return replace(batch, competitions=competitions, games=checked.games, findings=findings)
+
+
+@task(name="validate_batch", cache_policy=NO_CACHE)
+def validate_batch(
+    batch: FederationBatch, config: dict[str, object], gx_root: str | None = None
+) -> FederationBatch:
+    """Check every competition of the batch; the result carries ``status`` and ``rated``."""
+    logger = get_run_logger()
+    checked = validations.validate(
+        batch.competitions,
+        batch.games,
+        federation=batch.federation,
+        byes=batch.byes,
+        players=batch.players,
+        config=config,
+        gx_root=Path(gx_root) if gx_root else None,
+    )
+    merged = merge_reader_findings(batch, checked)
+    counts = merged.competitions.group_by("status").len().sort("status").rows()
+    logger.info("%s: %s", batch.federation, ", ".join(f"{n} {s}" for s, n in counts) or "no competitions")
+    return merged

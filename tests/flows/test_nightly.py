@@ -1,0 +1,120 @@
+"""The nightly flow end to end, under the Prefect test harness, on real databases."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import warehouse
+from flows.nightly import nightly
+
+AS_OF = date(2026, 2, 1)
+
+
+def test_sample_inbox_rates_eligible_and_rejects_the_short_championship(
+    sample_inbox: Path, warehouse_url: str, tmp_path: Path
+) -> None:
+    summary = nightly(inbox=str(sample_inbox), warehouse_url=warehouse_url, as_of=AS_OF,
+                      reports_dir=str(tmp_path / "reports"))
+
+    assert summary.competitions["ajusc"] == {
+        "CAT-2025-01": "accepted", "CAT-2025-02": "accepted",
+        "CAT-2025-03": "rejected", "CAT-2026-01": "accepted",
+    }
+    db = warehouse.get_engine(warehouse_url)
+    rejected = warehouse.competition_report(db, "CAT-2025-03", federation="ajusc")
+    findings = rejected.findings
+    assert "ajusc.min_rounds" in findings.get_column("rule").to_list()
+    assert findings.filter(pl.col("rule") == "ajusc.min_rounds").get_column("source").to_list() == ["CAT-2025-03.results.csv"]
+    assert rejected.changes.height == 0
+
+    listed = warehouse.rating_list(db, "ajusc")
+    # Every player who played a rated game is on the list, with a name from the players file.
+    assert listed.height == 12 and listed.get_column("name").null_count() == 0
+    assert summary.published["ajusc"].edition == 1
+    # Newcomers start at 950 and points are only moved by the three accepted championships.
+    changes = warehouse.rating_changes(db, "ajusc")
+    assert set(changes.get_column("competition_id")) == {"CAT-2025-01", "CAT-2025-02", "CAT-2026-01"}
+    first = changes.filter(pl.col("competition_id") == "CAT-2025-01")
+    assert first.get_column("rating_before").unique().to_list() == [950.0]
+
+    reports = tmp_path / "reports" / "ajusc"
+    assert {p.name for p in reports.iterdir()} >= {"CAT-2025-03.md", "CAT-2025-03.html", "CAT-2025-01.md"}
+    assert "ajusc.min_rounds" in (reports / "CAT-2025-03.md").read_text(encoding="utf-8")
+
+
+def test_running_twice_changes_nothing(sample_inbox: Path, sqlite_url: str, tmp_path: Path) -> None:
+    first = nightly(inbox=str(sample_inbox), warehouse_url=sqlite_url, as_of=AS_OF,
+                    reports_dir=str(tmp_path / "reports"))
+    db = warehouse.get_engine(sqlite_url)
+    before = warehouse.rating_list(db, "ajusc")
+    second = nightly(inbox=str(sample_inbox), warehouse_url=sqlite_url, as_of=AS_OF,
+                     reports_dir=str(tmp_path / "reports"))
+
+    assert first.published["ajusc"].edition == 1
+    assert sorted(second.files_skipped) == sorted(p.name for p in sample_inbox.iterdir())
+    assert second.published == {}
+    assert warehouse.rating_list(db, "ajusc").equals(before)
+
+
+def test_late_championship_rerates_everything_after_it(sample_inbox: Path, sqlite_url: str, tmp_path: Path) -> None:
+    late = sample_inbox / "CAT-2025-02.results.csv"
+    held_back = tmp_path / "held" / late.name
+    held_back.parent.mkdir()
+    shutil.move(late, held_back)
+    nightly(inbox=str(sample_inbox), warehouse_url=sqlite_url, as_of=AS_OF, reports_dir=str(tmp_path / "r"))
+    db = warehouse.get_engine(sqlite_url)
+    without = warehouse.rating_changes(db, "ajusc")
+
+    shutil.move(held_back, late)   # arrives late, dated before CAT-2026-01 which is already rated
+    summary = nightly(inbox=str(sample_inbox), warehouse_url=sqlite_url, as_of=AS_OF, reports_dir=str(tmp_path / "r"))
+    with_late = warehouse.rating_changes(db, "ajusc")
+
+    assert summary.competitions["ajusc"] == {"CAT-2025-02": "accepted"}
+    assert summary.published["ajusc"].edition == 2
+    later_before = without.filter(pl.col("competition_id") == "CAT-2026-01").sort("player_id")
+    later_after = with_late.filter(pl.col("competition_id") == "CAT-2026-01").sort("player_id")
+    assert not later_before.get_column("rating_before").equals(later_after.get_column("rating_before"))
+    # A fresh warehouse that receives everything at once agrees with the late arrival.
+    fresh = f"sqlite:///{tmp_path / 'fresh.db'}"
+    nightly(inbox=str(sample_inbox), warehouse_url=fresh, as_of=AS_OF, reports_dir=str(tmp_path / "r2"))
+    everything = warehouse.rating_changes(warehouse.get_engine(fresh), "ajusc")
+    cols = ["competition_id", "player_id", "rating_before", "change", "rating_after"]
+    assert everything.select(cols).sort(cols[:2]).equals(with_late.select(cols).sort(cols[:2]))
+
+
+def test_corrected_file_replaces_a_rejected_competition(sample_inbox: Path, sqlite_url: str, tmp_path: Path) -> None:
+    nightly(inbox=str(sample_inbox), warehouse_url=sqlite_url, as_of=AS_OF, reports_dir=str(tmp_path / "r"))
+    short = sample_inbox / "CAT-2025-03.results.csv"
+    lines = short.read_text(encoding="utf-8").splitlines()
+    # The organiser sends the complete file: a third round was missing.
+    third_round = [line.replace(",2,", ",3,", 1) for line in lines[1:] if ",2," in line]
+    third_round = [",".join(r.split(",")[:6] + [r.split(",")[7], r.split(",")[6]] + r.split(",")[8:]) for r in third_round]
+    short.write_text("\n".join(lines + third_round) + "\n", encoding="utf-8")
+
+    summary = nightly(inbox=str(sample_inbox), warehouse_url=sqlite_url, as_of=AS_OF, reports_dir=str(tmp_path / "r"))
+
+    assert summary.competitions["ajusc"] == {"CAT-2025-03": "accepted"}
+    db = warehouse.get_engine(sqlite_url)
+    assert warehouse.competition_report(db, "CAT-2025-03", federation="ajusc").status == "accepted"
+    assert "CAT-2025-03" in set(warehouse.rating_changes(db, "ajusc").get_column("competition_id"))
+
+
+def test_unreadable_file_is_quarantined_and_the_batch_goes_on(sample_inbox: Path, sqlite_url: str, tmp_path: Path) -> None:
+    broken = sample_inbox / "CAT-2026-02.results.csv"
+    broken.write_text(
+        "federation,competition_id,competition_name,start_date,end_date,round,player_a,player_b,score_a\n"
+        "ajusc,CAT-2026-02,Obert de Primavera,2026-03-07,2026-03-07,1,1001,1002,1\n"
+        "ajusc,CAT-2026-02,Obert de Primavera,2026-03-07,2026-03-07,1,1003,1004,7\n",
+        encoding="utf-8",
+    )
+    summary = nightly(inbox=str(sample_inbox), warehouse_url=sqlite_url, as_of=AS_OF, reports_dir=str(tmp_path / "r"))
+
+    assert summary.competitions["ajusc"]["CAT-2026-02"] == "rejected"
+    assert summary.competitions["ajusc"]["CAT-2025-01"] == "accepted"
+    report = (tmp_path / "r" / "ajusc" / "CAT-2026-02.md").read_text(encoding="utf-8")
+    assert "CAT-2026-02.results.csv" in report and "3" in report and "score_a" in report
