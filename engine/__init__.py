@@ -1,1 +1,164 @@
-"""Rating systems (BARRUF, FIDE Elo, EGF GoR) as effective-dated rule sets. No IO, no Prefect, no SQL."""
+"""Rating systems (BARRUF, FIDE Elo, EGF GoR) as effective-dated rule sets. No IO, no Prefect, no SQL.
+
+The public API works on polars frames in the canonical schemas of
+``formats/schema.py`` (copied in :mod:`engine._frames`):
+
+>>> import polars as pl
+>>> from datetime import date
+>>> import engine
+>>> comps = pl.DataFrame({"competition_id": ["C1"], "start_date": [date(2025, 10, 4)],
+...                       "end_date": [date(2025, 10, 4)]})
+>>> games = pl.DataFrame({"competition_id": ["C1"], "round": [1], "player_a": ["1"],
+...                       "player_b": ["2"], "score_a": [1.0], "status": ["played"]})
+>>> start = pl.DataFrame({"player_id": ["1", "2"], "rating": [1100.0, 1200.0], "games": [60, 60]})
+>>> run = engine.rate_history("ajusc", comps, games, start)
+>>> run.changes.select("player_id", "rating_before", "expected", "change", "rating_after").rows()
+[('1', 1100.0, 0.3623..., 12.7539..., 1113.0), ('2', 1200.0, 0.6376..., -12.7539..., 1187.0)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import polars as pl
+
+from engine import barruf, rulesets
+from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATING_LIST_SCHEMA, RATINGS_SCHEMA
+from engine.errors import (
+    EngineError,
+    InvalidConfigError,
+    InvalidHistoryError,
+    UnknownFederationError,
+    UnknownRuleSetError,
+)
+from engine.rounding import round_half_away
+from engine.rulesets import REGISTRY, RuleSet, rule_set_for, system_for
+
+__all__ = [
+    "EXPLANATIONS_SCHEMA",
+    "RATINGS_SCHEMA",
+    "RATING_CHANGES_SCHEMA",
+    "RATING_LIST_SCHEMA",
+    "REGISTRY",
+    "EngineError",
+    "InvalidConfigError",
+    "InvalidHistoryError",
+    "RatingRun",
+    "RuleSet",
+    "UnknownFederationError",
+    "UnknownRuleSetError",
+    "barruf",
+    "rate_history",
+    "rating_list",
+    "round_half_away",
+    "rule_set_for",
+    "rulesets",
+    "system_for",
+]
+
+
+@dataclass(frozen=True)
+class RatingRun:
+    """What re-rating a federation's history produces."""
+
+    changes: pl.DataFrame
+    """RATING_CHANGES_SCHEMA: one row per player and competition (FIDE: and rating period)."""
+    explanations: pl.DataFrame
+    """EXPLANATIONS_SCHEMA: one row per rated player and game; contributions sum to ``change``."""
+    ratings: pl.DataFrame
+    """RATINGS_SCHEMA: every player's state after the last competition."""
+
+
+def rate_history(
+    federation: str,
+    competitions: pl.DataFrame,
+    games: pl.DataFrame,
+    start: pl.DataFrame,
+    *,
+    config: Mapping[str, Any] | None = None,
+    players: pl.DataFrame | None = None,
+) -> RatingRun:
+    """Re-rate a federation's whole history from its seeded list.
+
+    Parameters
+    ----------
+    federation : str
+        Federation id (``ajusc``, ``fide``, ``egf``, ...).
+    competitions : pl.DataFrame
+        The accepted competitions (COMPETITIONS_SCHEMA columns; at least
+        ``competition_id``, ``start_date``, ``end_date``), in any order: they are
+        rated by end date, then start date, then id.
+    games : pl.DataFrame
+        GAMES_SCHEMA columns, plus an optional bool ``rated``. Only ``played``
+        games with a known score (and ``rated`` when given) count; games of
+        competitions absent from ``competitions`` are ignored.
+    start : pl.DataFrame
+        The seeded list (RATINGS_SCHEMA; may be empty).
+    config : mapping, optional
+        The federation's table of ``federations.toml`` (``system``, optional
+        pinned ``rule_set``, parameters).
+    players : pl.DataFrame, optional
+        PLAYERS_SCHEMA: ``declared_rating`` / ``declared_rank`` / ``birth_year``
+        for players not in the seed (a seeded rating always wins).
+
+    Returns
+    -------
+    RatingRun
+        Changes, explanations and final ratings in the canonical schemas.
+
+    Raises
+    ------
+    UnknownFederationError
+        No rating system for ``federation``.
+    InvalidHistoryError
+        A frame lacks a required column or holds an impossible game.
+    """
+    system = system_for(federation, config)
+    if system == "barruf":
+        changes, explanations, ratings = barruf.rate_history(
+            competitions, games, start, federation=federation, config=config, players=players
+        )
+    elif system == "fide-elo":
+        from engine import fide_elo
+
+        changes, explanations, ratings = fide_elo.rate_history(
+            competitions, games, start, federation=federation, config=config, players=players
+        )
+    else:
+        from engine import egf_gor
+
+        changes, explanations, ratings = egf_gor.rate_history(
+            competitions, games, start, federation=federation, config=config, players=players
+        )
+    return RatingRun(changes=changes, explanations=explanations, ratings=ratings)
+
+
+def rating_list(
+    federation: str, ratings: pl.DataFrame, *, as_of: date, config: Mapping[str, Any] | None = None
+) -> pl.DataFrame:
+    """The federation's published list at ``as_of`` (RATING_LIST_SCHEMA).
+
+    ``status`` is one of ``active | provisional | inactive | unrated``; ranks go
+    to active players only, ties share a rank (1, 2, 3, 4, 4, 6); rows are sorted
+    by rank, then rating (descending).
+
+    Examples
+    --------
+    >>> r = pl.DataFrame({"player_id": ["1", "2"], "name": ["A", "B"], "rating": [1250.0, 1250.0],
+    ...                   "games": [40, 300], "last_played": ["2025-26", "2024-25"]})
+    >>> rating_list("ajusc", r, as_of=date(2026, 1, 1)).select("player_id", "category", "rank").rows()
+    [('1', 'Mestre', 1), ('2', 'Mestre', 1)]
+    """
+    system = system_for(federation, config)
+    if system == "barruf":
+        return barruf.rating_list(ratings, as_of=as_of, federation=federation, config=config)
+    if system == "fide-elo":
+        from engine import fide_elo
+
+        return fide_elo.rating_list(ratings, as_of=as_of, federation=federation, config=config)
+    from engine import egf_gor
+
+    return egf_gor.rating_list(ratings, as_of=as_of, federation=federation, config=config)

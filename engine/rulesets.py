@@ -1,0 +1,163 @@
+"""One registry of effective-dated rule sets, for every rating system.
+
+A competition is rated with the rule set in force on its date (its start date for
+FIDE, whose ratings come from the list in force when a tournament starts; its end
+date elsewhere), so re-rating old history reproduces what was published then. A
+federation's config may pin one rule set for all dates (``rule_set = "..."``):
+the EGF re-rated its whole database with the 2021 system.
+
+Sources: ``../shared/rules/RULES.md``; FIDE Rating Regulations (handbook B02)
+effective 1 July 2009, 1 July 2014, 1 January 2022, 1 March 2024 and
+1 October 2025; EGF rating system descriptions (classic 1998, new 2021).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from types import MappingProxyType
+from typing import Any
+
+from engine.errors import InvalidConfigError, UnknownFederationError, UnknownRuleSetError
+
+#: Systems and the federations that use them by default.
+SYSTEMS: tuple[str, ...] = ("barruf", "fide-elo", "egf-gor")
+DEFAULT_SYSTEM: Mapping[str, str] = MappingProxyType({"ajusc": "barruf", "fide": "fide-elo", "egf": "egf-gor"})
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A version of a rating system's rules, with the date it took effect."""
+
+    name: str
+    """Registry key, e.g. ``"fide-2024"``; written into every change and explanation row."""
+    system: str
+    """``barruf``, ``fide-elo`` or ``egf-gor``."""
+    effective_from: date
+    """First day the rules apply (earlier dates fall back on the oldest version)."""
+    source: str
+    """The regulation or paper the version implements."""
+    params: Mapping[str, Any] = field(default_factory=dict)
+    """Version parameters read by the system's module."""
+
+
+def _frozen(**kw: Any) -> Mapping[str, Any]:
+    return MappingProxyType(dict(kw))
+
+
+_FIDE_2009 = dict(
+    k_new=30.0, k_mid=15.0, k_top=10.0, k_new_games=30, k_top_from=2400.0, k_junior=None,
+    k_junior_below=None, k_cap=None, cap_400="every", cap_400_exempt_from=None,
+    initial_min_games=9, initial_window_months=24, initial_floor=1200.0, initial_per_half_point=12.5,
+    initial_method="rc", initial_min_points_first=1.0, initial_min_rated_opponents=3,
+    initial_cap=None,
+)
+_FIDE_2014 = dict(
+    _FIDE_2009, k_new=40.0, k_mid=20.0, k_junior=40.0, k_junior_below=2300.0, k_cap=700.0,
+    initial_min_games=5, initial_window_months=26, initial_floor=1000.0, initial_per_half_point=20.0,
+    initial_min_points_first=0.5, initial_min_rated_opponents=1,
+)
+_FIDE_2022 = dict(_FIDE_2014, cap_400="once")
+_FIDE_2024 = dict(
+    _FIDE_2014, cap_400="every", initial_method="ra_dp", initial_floor=1400.0, initial_cap=2200.0,
+    initial_hypothetical=1800.0, initial_hypothetical_games=2,
+)
+_FIDE_2025 = dict(_FIDE_2024, cap_400_exempt_from=2650.0)
+
+#: Every rule set the engine knows, by name.
+REGISTRY: Mapping[str, RuleSet] = MappingProxyType({
+    r.name: r
+    for r in (
+        RuleSet("barruf", "barruf", date(1900, 1, 1),
+                "AJUSC BARRUF description and GENERADOR_BARRUF sheet (moominot/gestioAjusc lib/barruf/)"),
+        RuleSet("fide-2009", "fide-elo", date(2009, 7, 1),
+                "FIDE Rating Regulations effective 1 July 2009 (handbook B02)", _frozen(**_FIDE_2009)),
+        RuleSet("fide-2014", "fide-elo", date(2014, 7, 1),
+                "FIDE Rating Regulations effective 1 July 2014 (handbook B02)", _frozen(**_FIDE_2014)),
+        RuleSet("fide-2022", "fide-elo", date(2022, 1, 1),
+                "FIDE Rating Regulations effective 1 January 2022 (handbook B02)", _frozen(**_FIDE_2022)),
+        RuleSet("fide-2024", "fide-elo", date(2024, 3, 1),
+                "FIDE Rating Regulations effective 1 March 2024 (handbook B02)", _frozen(**_FIDE_2024)),
+        RuleSet("fide-2025", "fide-elo", date(2025, 10, 1),
+                "FIDE Rating Regulations effective 1 October 2025 (handbook B02)", _frozen(**_FIDE_2025)),
+        RuleSet("egf-gor-1998", "egf-gor", date(1998, 1, 1),
+                "EGF Official Ratings, classic GoR system (European Go Database, 1998-2020)",
+                _frozen(epsilon=0.016, epsilon_mode="stronger", floor=100.0)),
+        RuleSet("egf-gor-2021", "egf-gor", date(2021, 1, 1),
+                "EGF rating system 2021 (Ales Cieply, 'EGF ratings system', European Go Database)",
+                _frozen(floor=-900.0, class_weights=_frozen(A=1.0, B=0.75, C=0.5, D=0.25))),
+    )
+})
+
+
+def system_for(federation: str, config: Mapping[str, Any] | None = None) -> str:
+    """The rating system of a federation: ``config["system"]``, else by federation id.
+
+    Raises
+    ------
+    UnknownFederationError
+        Neither the config nor the federation id names a system.
+
+    Examples
+    --------
+    >>> system_for("ajusc"), system_for("xyz", {"system": "fide-elo"})
+    ('barruf', 'fide-elo')
+    """
+    system = (config or {}).get("system") or DEFAULT_SYSTEM.get(federation)
+    if system is None:
+        raise UnknownFederationError(
+            f"federation {federation!r} has no rating system: set system to one of {list(SYSTEMS)} in its config"
+        )
+    if system not in SYSTEMS:
+        raise UnknownFederationError(f"federation {federation!r}: unknown system {system!r}, expected one of {list(SYSTEMS)}")
+    return str(system)
+
+
+def get(name: str) -> RuleSet:
+    """A rule set by name.
+
+    Examples
+    --------
+    >>> get("fide-2014").params["k_new"]
+    40.0
+    """
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise UnknownRuleSetError(f"unknown rule set {name!r}; known: {sorted(REGISTRY)}") from None
+
+
+def rule_set_for(system: str, on: date, *, config: Mapping[str, Any] | None = None) -> RuleSet:
+    """The rule set of ``system`` in force on ``on`` (or the one the config pins).
+
+    Raises
+    ------
+    UnknownRuleSetError
+        The pinned rule set is unknown.
+    InvalidConfigError
+        The pinned rule set belongs to another system.
+
+    Examples
+    --------
+    >>> rule_set_for("fide-elo", date(2024, 2, 29)).name, rule_set_for("fide-elo", date(2024, 3, 1)).name
+    ('fide-2022', 'fide-2024')
+    >>> rule_set_for("egf-gor", date(2005, 1, 1)).name
+    'egf-gor-1998'
+    >>> rule_set_for("egf-gor", date(2005, 1, 1), config={"rule_set": "egf-gor-2021"}).name
+    'egf-gor-2021'
+    """
+    pinned = (config or {}).get("rule_set")
+    if pinned:
+        rs = get(str(pinned))
+        if rs.system != system:
+            raise InvalidConfigError(f"rule set {rs.name!r} belongs to {rs.system!r}, not to {system!r}")
+        return rs
+    versions = sorted((r for r in REGISTRY.values() if r.system == system), key=lambda r: r.effective_from)
+    if not versions:
+        raise UnknownRuleSetError(f"no rule set for system {system!r}")
+    chosen = versions[0]
+    for r in versions:
+        if r.effective_from <= on:
+            chosen = r
+    return chosen
