@@ -76,6 +76,13 @@ FINDINGS_SCHEMA: dict[str, pl.DataType] = {
     "field": pl.Utf8(),             # column / record field concerned (null: whole line)
 }
 
+#: Same person under another id or spelling (``*.aliases.csv``): ``alias`` -> ``player_id``.
+ALIASES_SCHEMA: dict[str, pl.DataType] = {
+    "federation": pl.Utf8(),
+    "alias": pl.Utf8(),             # an id or a name as some file spells it
+    "player_id": pl.Utf8(),         # the federation's id of that person
+}
+
 #: A starting rating list (``*.ratings.csv``) or the engine's rating state.
 RATINGS_SCHEMA: dict[str, pl.DataType] = {
     "federation": pl.Utf8(),
