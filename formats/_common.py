@@ -164,13 +164,18 @@ _ISO = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$")
 _DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})$")
 _YMD2 = re.compile(r"^(\d{2})[-/.](\d{2})[-/.](\d{2})$")
 _COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
+_MONTHS = {m: i for i, m in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
+_MDY_NAMED = re.compile(r"^([a-z]{3})[a-z]*\.? (\d{1,2}),? (\d{4})$")
+_DMY_NAMED = re.compile(r"^(\d{1,2}) ([a-z]{3})[a-z]*\.?,? (\d{4})$")
 
 
 def parse_date(value: str, *, two_digit: str = "ymd") -> date | None:
     """Parse a date in any style the real files use; None when it is not one.
 
     Styles: ``YYYY-MM-DD``, ``YYYY/MM/DD``, ``YYYY.MM.DD``, ``DD/MM/YYYY``,
-    ``DD.MM.YYYY``, ``DD-MM-YYYY``, ``YYYYMMDD`` and two-digit years
+    ``DD.MM.YYYY``, ``DD. MM. YYYY``, ``DD-MM-YYYY``, ``YYYYMMDD``, ``May 29, 2020``,
+    ``29 May 2020`` and two-digit years
     ``YY/MM/DD`` (TRF ``132`` records; ``two_digit="dmy"`` reads ``DD/MM/YY``).
     Two-digit years are 20YY below 70, else 19YY.
 
@@ -178,11 +183,21 @@ def parse_date(value: str, *, two_digit: str = "ymd") -> date | None:
     --------
     >>> parse_date("2010/07/03"), parse_date("03/07/2010"), parse_date("2005.11.26")
     (datetime.date(2010, 7, 3), datetime.date(2010, 7, 3), datetime.date(2005, 11, 26))
+    >>> parse_date("28. 07. 2005"), parse_date("May 29, 2020")
+    (datetime.date(2005, 7, 28), datetime.date(2020, 5, 29))
     >>> parse_date("18/09/25"), parse_date("2025-02-30")
     (datetime.date(2018, 9, 25), None)
     """
     s = value.strip()
+    # "28. 07. 2005" (German style with spaces after the dots)
+    if re.fullmatch(r"\d{1,4}\.\s*\d{1,2}\.\s*\d{1,4}", s):
+        s = re.sub(r"\s+", "", s)
+    low = re.sub(r"\s+", " ", s.lower())
     try:
+        if (m := _MDY_NAMED.match(low)) and m[1] in _MONTHS:
+            return date(int(m[3]), _MONTHS[m[1]], int(m[2]))
+        if (m := _DMY_NAMED.match(low)) and m[2] in _MONTHS:
+            return date(int(m[3]), _MONTHS[m[2]], int(m[1]))
         if m := _ISO.match(s) or _COMPACT.match(s):
             return date(int(m[1]), int(m[2]), int(m[3]))
         if m := _DMY.match(s):

@@ -15,6 +15,7 @@ import polars as pl
 from formats._common import FormatError, decode
 from formats.interchange import from_interchange, kind_of_header
 from formats.result import ReadResult
+from formats.trf import from_trf, looks_like_trf
 from formats.schema import RATINGS_SCHEMA
 
 __all__ = ["read", "read_bytes", "read_ratings", "detect", "READERS", "RatingsFileError"]
@@ -59,7 +60,11 @@ def _probe_interchange(head: str, first: str, name: str) -> str | None:
     return None if kind is None else f"interchange-{kind}"
 
 
-_PROBES: list[Callable[[str, str, str], str | None]] = [_probe_interchange]
+def _probe_trf(head: str, first: str, name: str) -> str | None:
+    return "trf" if looks_like_trf(head) else None
+
+
+_PROBES: list[Callable[[str, str, str], str | None]] = [_probe_interchange, _probe_trf]
 
 #: Reader of each detected format: ``reader(data, name, federation=...) -> ReadResult``.
 READERS: dict[str, Reader] = {
@@ -67,6 +72,7 @@ READERS: dict[str, Reader] = {
     "interchange-players": from_interchange,
     "interchange-ratings": from_interchange,
     "interchange-aliases": from_interchange,
+    "trf": from_trf,
 }
 
 
