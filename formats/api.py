@@ -14,6 +14,7 @@ import polars as pl
 
 from formats._common import FormatError, decode
 from formats.interchange import from_interchange, kind_of_header
+from formats.opengotha import from_opengotha, looks_like_opengotha
 from formats.result import ReadResult
 from formats.trf import from_trf, looks_like_trf
 from formats.schema import RATINGS_SCHEMA
@@ -64,7 +65,11 @@ def _probe_trf(head: str, first: str, name: str) -> str | None:
     return "trf" if looks_like_trf(head) else None
 
 
-_PROBES: list[Callable[[str, str, str], str | None]] = [_probe_interchange, _probe_trf]
+def _probe_opengotha(head: str, first: str, name: str) -> str | None:
+    return "opengotha" if looks_like_opengotha(head) else None
+
+
+_PROBES: list[Callable[[str, str, str], str | None]] = [_probe_interchange, _probe_opengotha, _probe_trf]
 
 #: Reader of each detected format: ``reader(data, name, federation=...) -> ReadResult``.
 READERS: dict[str, Reader] = {
@@ -73,6 +78,7 @@ READERS: dict[str, Reader] = {
     "interchange-ratings": from_interchange,
     "interchange-aliases": from_interchange,
     "trf": from_trf,
+    "opengotha": from_opengotha,
 }
 
 

@@ -38,6 +38,7 @@ PLAYERS_SCHEMA: dict[str, pl.DataType] = {
     "birth_year": pl.Int32(),
     "declared_rank": pl.Utf8(),     # EGF grade as declared in the file ("3k", "1d")
     "declared_rating": pl.Float64(),  # rating printed in the file (TRF, OpenGotha); null if none
+    "declared_rating_origin": pl.Utf8(),  # whose list that rating comes from: FIDE, EGF, FFG, ...; null if unsaid
 }
 
 #: One row per game. ``score_a`` is 1, 0.5 or 0 for ``player_a`` (null when unknown).
