@@ -66,10 +66,15 @@ class Findings:
         field: str | None = None,
         competition_id: str | None = None,
         federation: str | None = None,
+        source: str | None = None,
     ) -> None:
-        """Record one finding (``severity``: ``reject``, ``exclude`` or ``warn``)."""
+        """Record one finding (``severity``: ``reject``, ``exclude`` or ``warn``).
+
+        ``source`` names another file of the same set (Swiss Perfect) than the default.
+        """
         assert severity in ("reject", "exclude", "warn"), severity
-        where = f"{self.source}" + (f", line {line}" if line is not None else "")
+        src = source or self.source
+        where = f"{src}" + (f", line {line}" if line is not None else "")
         where += f", field {field!r}" if field is not None else ""
         self.rows.append(
             {
@@ -78,7 +83,7 @@ class Findings:
                 "rule": rule,
                 "severity": severity,
                 "message": f"{where}: {message}",
-                "source": self.source,
+                "source": src,
                 "line": line,
                 "field": field,
             }

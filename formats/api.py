@@ -7,7 +7,7 @@ flow which inbox entries belong together.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -16,6 +16,7 @@ from formats._common import FormatError, decode
 from formats.interchange import from_interchange, kind_of_header
 from formats.opengotha import from_opengotha, looks_like_opengotha
 from formats.result import ReadResult
+from formats.swissperfect import RND_HEADER, STG_HEADER, from_swissperfect, from_swissperfect_set, stem_of
 from formats.trf import from_trf, looks_like_trf
 from formats.schema import RATINGS_SCHEMA
 
@@ -45,6 +46,9 @@ def detect(data: bytes, name: str) -> str | None:
     >>> detect(b"\\x00\\x01", "a.csv") is None
     True
     """
+    parts = stem_of(name)
+    if parts is not None and parts[2] in ("trn", "sco") and data[:1] in (b"\x03", b"\x83", b"\x30", b"\xf5"):
+        return "swissperfect"  # a dBase table of a Swiss Perfect tournament
     head = _head_text(data).lstrip("\ufeff")
     first = head.splitlines()[0] if head.strip() else ""
     for probe in _PROBES:
@@ -69,7 +73,19 @@ def _probe_opengotha(head: str, first: str, name: str) -> str | None:
     return "opengotha" if looks_like_opengotha(head) else None
 
 
-_PROBES: list[Callable[[str, str, str], str | None]] = [_probe_interchange, _probe_opengotha, _probe_trf]
+def _probe_swissperfect(head: str, first: str, name: str) -> str | None:
+    up = first.strip().upper()
+    if up.startswith(RND_HEADER) or up.startswith(STG_HEADER):
+        return "swissperfect"
+    if "[tournament info]" in head.lower() and ("[textdump]" in head.lower() or "swiss" in head.lower()
+                                                 or (stem_of(name) or ("", 0, ""))[2] == "ini"):
+        return "swissperfect"
+    return None
+
+
+_PROBES: list[Callable[[str, str, str], str | None]] = [
+    _probe_interchange, _probe_opengotha, _probe_swissperfect, _probe_trf,
+]
 
 #: Reader of each detected format: ``reader(data, name, federation=...) -> ReadResult``.
 READERS: dict[str, Reader] = {
@@ -79,6 +95,7 @@ READERS: dict[str, Reader] = {
     "interchange-aliases": from_interchange,
     "trf": from_trf,
     "opengotha": from_opengotha,
+    "swissperfect": from_swissperfect,
 }
 
 
@@ -113,8 +130,17 @@ def read_bytes(data: bytes, name: str, *, federation: str | None = None) -> Read
     return READERS[fmt](data, name, federation=federation)
 
 
-def read(path: Path, *, federation: str | None = None) -> ReadResult:
-    """Read a file from disk (see :func:`read_bytes`).
+def read(path: Path | Sequence[Path], *, federation: str | None = None) -> ReadResult:
+    """Read a file from disk (see :func:`read_bytes`), or a Swiss Perfect tournament.
+
+    ``path`` may be
+
+    * a file of any supported format;
+    * a Swiss Perfect file (``.ini``, ``.rnd``, ``.stg``, ``.trn``): the whole
+      tournament is read, i.e. every file beside it that shares its stem;
+    * a directory: the Swiss Perfect tournament it holds (one stem);
+    * a list of paths: one Swiss Perfect tournament's files, as grouped by
+      :func:`formats.group_inbox`.
 
     An unreadable path (missing, a permission problem) is a ``format.io`` finding.
 
@@ -123,13 +149,70 @@ def read(path: Path, *, federation: str | None = None) -> ReadResult:
     >>> read(Path("/nonexistent/x.results.csv")).findings["rule"].to_list()
     ['format.io']
     """
+    if not isinstance(path, (str, Path)):
+        return _read_set([Path(p) for p in path], federation)
     path = Path(path)
+    if path.is_dir():
+        members = sorted(p for p in path.iterdir() if p.is_file() and stem_of(p.name) is not None)
+        if not members:
+            return ReadResult.refused(path.name, b"", "format.unknown",
+                                      "the folder holds no Swiss Perfect tournament (.ini/.rnd/.stg/.trn)",
+                                      federation=federation)
+        return _read_set(members, federation)
     try:
         data = path.read_bytes()
     except OSError as exc:
         return ReadResult.refused(path.name, b"", "format.io", f"cannot read the file: {exc.strerror}",
                                   federation=federation)
+    parts = stem_of(path.name)
+    if parts is not None and detect(data, path.name) == "swissperfect":
+        siblings = sorted(p for p in path.parent.iterdir()
+                          if p.is_file() and (stem_of(p.name) or ("",))[0] == parts[0])
+        return _read_set(siblings, federation)
     return read_bytes(data, path.name, federation=federation)
+
+
+def group_inbox(paths: Sequence[Path]) -> list[Path | list[Path]]:
+    """Group inbox entries into what one :func:`read` call takes.
+
+    The files of one Swiss Perfect tournament (same folder, same stem:
+    ``ManaCup_25-26.ini``, ``.N.rnd``, ``.N.stg``, ``.trn``) become one list; every
+    other file or folder stays on its own. Order: as first seen.
+
+    The nightly flow's ingest should call ``formats.read(entry)`` once per entry
+    of ``group_inbox(sorted(inbox.iterdir()))``.
+
+    Examples
+    --------
+    >>> group_inbox([Path("in/a.results.csv"), Path("in/T.1.rnd"), Path("in/T.ini"), Path("in/T.2.rnd")])
+    [PosixPath('in/a.results.csv'), [PosixPath('in/T.1.rnd'), PosixPath('in/T.2.rnd'), PosixPath('in/T.ini')]]
+    """
+    out: list[Path | list[Path]] = []
+    sets: dict[tuple[Path, str], list[Path]] = {}
+    for p in map(Path, paths):
+        parts = stem_of(p.name)
+        if parts is None or p.is_dir():
+            out.append(p)
+            continue
+        key = (p.parent, parts[0])
+        if key not in sets:
+            sets[key] = []
+            out.append(sets[key])
+        sets[key].append(p)
+    return [sorted(x) if isinstance(x, list) else x for x in out]
+
+
+def _read_set(paths: list[Path], federation: str | None) -> ReadResult:
+    files: dict[str, bytes] = {}
+    for p in paths:
+        try:
+            files[p.name] = p.read_bytes()
+        except OSError as exc:
+            return ReadResult.refused(p.name, b"", "format.io", f"cannot read the file: {exc.strerror}",
+                                      federation=federation)
+    if not files:
+        return ReadResult.refused("(no files)", b"", "format.io", "no file to read", federation=federation)
+    return from_swissperfect_set(files, federation=federation)
 
 
 def read_ratings(path: Path, *, federation: str | None = None) -> pl.DataFrame:
