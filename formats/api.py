@@ -13,10 +13,13 @@ from pathlib import Path
 import polars as pl
 
 from formats._common import FormatError, decode
+from formats.egd import from_egd, looks_like_egd
 from formats.interchange import from_interchange, kind_of_header
 from formats.opengotha import from_opengotha, looks_like_opengotha
+from formats.ratinglists import from_egd_list, looks_like_egd_list
 from formats.result import ReadResult
 from formats.swissperfect import RND_HEADER, STG_HEADER, from_swissperfect, from_swissperfect_set, stem_of
+from formats.tsh import from_tsh, from_tsh_newt, looks_like_tsh, looks_like_tsh_newt
 from formats.trf import from_trf, looks_like_trf
 from formats.schema import RATINGS_SCHEMA
 
@@ -83,8 +86,20 @@ def _probe_swissperfect(head: str, first: str, name: str) -> str | None:
     return None
 
 
+def _probe_egd(head: str, first: str, name: str) -> str | None:
+    if looks_like_egd_list(head):
+        return "egd-ratings"
+    return "egd" if looks_like_egd(head) else None
+
+
+def _probe_tsh(head: str, first: str, name: str) -> str | None:
+    if looks_like_tsh_newt(head):
+        return "tsh-newt"
+    return "tsh" if looks_like_tsh(head, name) else None
+
+
 _PROBES: list[Callable[[str, str, str], str | None]] = [
-    _probe_interchange, _probe_opengotha, _probe_swissperfect, _probe_trf,
+    _probe_interchange, _probe_opengotha, _probe_swissperfect, _probe_egd, _probe_trf, _probe_tsh,
 ]
 
 #: Reader of each detected format: ``reader(data, name, federation=...) -> ReadResult``.
@@ -96,6 +111,10 @@ READERS: dict[str, Reader] = {
     "trf": from_trf,
     "opengotha": from_opengotha,
     "swissperfect": from_swissperfect,
+    "egd": from_egd,
+    "egd-ratings": from_egd_list,
+    "tsh": from_tsh,
+    "tsh-newt": from_tsh_newt,
 }
 
 
