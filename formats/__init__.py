@@ -1,1 +1,29 @@
-"""Readers: a federation's file bytes -> the canonical frames of :mod:`formats.schema`. No Prefect, no database."""
+"""Readers: a federation's file bytes -> the canonical frames of :mod:`formats.schema`. No Prefect, no database.
+
+Public API (``docs/CONTRACTS.md``)::
+
+    formats.read(path, *, federation=None) -> ReadResult
+    formats.read_bytes(data, name, *, federation=None) -> ReadResult
+    formats.read_ratings(path, *, federation=None) -> pl.DataFrame
+    formats.detect(data, name) -> str | None
+    formats.group_inbox(paths) -> list[Path | list[Path]]   # Swiss Perfect sets together
+    formats.identity                                        # player ids, name keys, aliases
+"""
+
+from formats import identity
+from formats._common import FormatError
+from formats.api import READERS, RatingsFileError, detect, group_inbox, read, read_bytes, read_ratings
+from formats.result import ReadResult
+
+__all__ = [
+    "FormatError",
+    "READERS",
+    "RatingsFileError",
+    "ReadResult",
+    "detect",
+    "group_inbox",
+    "identity",
+    "read",
+    "read_bytes",
+    "read_ratings",
+]

@@ -38,6 +38,7 @@ PLAYERS_SCHEMA: dict[str, pl.DataType] = {
     "birth_year": pl.Int32(),
     "declared_rank": pl.Utf8(),     # EGF grade as declared in the file ("3k", "1d")
     "declared_rating": pl.Float64(),  # rating printed in the file (TRF, OpenGotha); null if none
+    "declared_rating_origin": pl.Utf8(),  # whose list that rating comes from: FIDE, EGF, FFG, ...; null if unsaid
 }
 
 #: One row per game. ``score_a`` is 1, 0.5 or 0 for ``player_a`` (null when unknown).
@@ -74,6 +75,13 @@ FINDINGS_SCHEMA: dict[str, pl.DataType] = {
     "source": pl.Utf8(),            # file name
     "line": pl.Int32(),             # 1-based line in that file (null: whole file/competition)
     "field": pl.Utf8(),             # column / record field concerned (null: whole line)
+}
+
+#: Same person under another id or spelling (``*.aliases.csv``): ``alias`` -> ``player_id``.
+ALIASES_SCHEMA: dict[str, pl.DataType] = {
+    "federation": pl.Utf8(),
+    "alias": pl.Utf8(),             # an id or a name as some file spells it
+    "player_id": pl.Utf8(),         # the federation's id of that person
 }
 
 #: A starting rating list (``*.ratings.csv``) or the engine's rating state.

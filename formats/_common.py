@@ -1,0 +1,216 @@
+"""Shared helpers of the readers: findings, decoding, line splitting and dates.
+
+Every reader is pure (bytes in, frames and findings out). A reader never raises
+for a user's file: what it cannot read becomes a finding naming the file, the
+line and the field, collected with :class:`Findings`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+import polars as pl
+
+from formats.schema import FINDINGS_SCHEMA, conform, empty
+
+__all__ = [
+    "FormatError",
+    "Findings",
+    "Decoded",
+    "decode",
+    "split_lines",
+    "parse_date",
+    "KNOWN_FEDERATIONS",
+]
+
+#: Federations the pipeline is configured for from day one (``../shared/DESIGN.md``).
+KNOWN_FEDERATIONS: frozenset[str] = frozenset({"ajusc", "fide", "egf"})
+
+
+class FormatError(ValueError):
+    """A file's content cannot be turned into the canonical frames."""
+
+
+@dataclass
+class Findings:
+    """Collects the findings of one file, in the order they were found.
+
+    Parameters
+    ----------
+    source
+        File name reported in every finding.
+    federation
+        Federation reported when a finding does not name one.
+
+    Examples
+    --------
+    >>> f = Findings("a.results.csv", "ajusc")
+    >>> f.add("format.csv.bad_score", "reject", "score_a must be 1, 0.5 or 0, not 'x'", line=3, field="score_a")
+    >>> f.frame().select("rule", "line", "field").row(0)
+    ('format.csv.bad_score', 3, 'score_a')
+    """
+
+    source: str
+    federation: str | None = None
+    rows: list[dict[str, object]] = field(default_factory=list)
+
+    def add(
+        self,
+        rule: str,
+        severity: str,
+        message: str,
+        *,
+        line: int | None = None,
+        field: str | None = None,
+        competition_id: str | None = None,
+        federation: str | None = None,
+        source: str | None = None,
+    ) -> None:
+        """Record one finding (``severity``: ``reject``, ``exclude`` or ``warn``).
+
+        ``source`` names another file of the same set (Swiss Perfect) than the default.
+        """
+        assert severity in ("reject", "exclude", "warn"), severity
+        src = source or self.source
+        where = f"{src}" + (f", line {line}" if line is not None else "")
+        where += f", field {field!r}" if field is not None else ""
+        self.rows.append(
+            {
+                "federation": federation or self.federation,
+                "competition_id": competition_id,
+                "rule": rule,
+                "severity": severity,
+                "message": f"{where}: {message}",
+                "source": src,
+                "line": line,
+                "field": field,
+            }
+        )
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def has_reject(self) -> bool:
+        """Whether any finding rejects the competition."""
+        return any(r["severity"] == "reject" for r in self.rows)
+
+    def frame(self) -> pl.DataFrame:
+        """The findings as a ``FINDINGS_SCHEMA`` frame."""
+        if not self.rows:
+            return empty(FINDINGS_SCHEMA)
+        return conform(pl.DataFrame(self.rows, schema=FINDINGS_SCHEMA), FINDINGS_SCHEMA)
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """Text decoded from a file's bytes."""
+
+    text: str
+    encoding: str  #: ``utf-8``, ``cp1252`` or ``latin-1``
+    first_non_utf8_line: int | None  #: 1-based line of the first byte that is not UTF-8; None if all is
+
+
+def _line_of_offset(data: bytes, offset: int) -> int:
+    head = data[:offset]
+    # CR-only files count CRs; CRLF counts once per pair.
+    return head.count(b"\n") + head.replace(b"\r\n", b"\n").count(b"\r") + 1
+
+
+def decode(data: bytes) -> Decoded:
+    """Decode a file's bytes without mangling names.
+
+    UTF-8 (with or without BOM) is tried first: legacy single-byte text almost
+    never forms valid multi-byte UTF-8 sequences. Otherwise Windows-1252 is used
+    (a superset of Latin-1 for printable characters, the encoding of Swiss
+    Perfect and older EGD files); bytes that cp1252 leaves undefined (0x81,
+    0x8D, 0x8F, 0x90, 0x9D) fall back to Latin-1.
+
+    Examples
+    --------
+    >>> decode("Xurí".encode("utf-8")).text, decode("Xurí".encode("cp1252")).encoding
+    ('Xurí', 'cp1252')
+    >>> decode(b"Ma\\xefs\\n").first_non_utf8_line
+    1
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return Decoded(data.decode("utf-8"), "utf-8", None)
+    except UnicodeDecodeError as exc:
+        line = _line_of_offset(data, exc.start)
+    try:
+        return Decoded(data.decode("cp1252"), "cp1252", line)
+    except UnicodeDecodeError:
+        return Decoded(data.decode("latin-1"), "latin-1", line)
+
+
+_EOL = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on CRLF, LF or CR alone (real files use all three).
+
+    A final line ending does not make an extra empty line.
+
+    Examples
+    --------
+    >>> split_lines("a\\rb\\r\\nc\\nd\\n")
+    ['a', 'b', 'c', 'd']
+    """
+    lines = _EOL.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+_ISO = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$")
+_DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})$")
+_YMD2 = re.compile(r"^(\d{2})[-/.](\d{2})[-/.](\d{2})$")
+_COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
+_MONTHS = {m: i for i, m in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
+_MDY_NAMED = re.compile(r"^([a-z]{3})[a-z]*\.? (\d{1,2}),? (\d{4})$")
+_DMY_NAMED = re.compile(r"^(\d{1,2}) ([a-z]{3})[a-z]*\.?,? (\d{4})$")
+
+
+def parse_date(value: str, *, two_digit: str = "ymd") -> date | None:
+    """Parse a date in any style the real files use; None when it is not one.
+
+    Styles: ``YYYY-MM-DD``, ``YYYY/MM/DD``, ``YYYY.MM.DD``, ``DD/MM/YYYY``,
+    ``DD.MM.YYYY``, ``DD. MM. YYYY``, ``DD-MM-YYYY``, ``YYYYMMDD``, ``May 29, 2020``,
+    ``29 May 2020`` and two-digit years
+    ``YY/MM/DD`` (TRF ``132`` records; ``two_digit="dmy"`` reads ``DD/MM/YY``).
+    Two-digit years are 20YY below 70, else 19YY.
+
+    Examples
+    --------
+    >>> parse_date("2010/07/03"), parse_date("03/07/2010"), parse_date("2005.11.26")
+    (datetime.date(2010, 7, 3), datetime.date(2010, 7, 3), datetime.date(2005, 11, 26))
+    >>> parse_date("28. 07. 2005"), parse_date("May 29, 2020")
+    (datetime.date(2005, 7, 28), datetime.date(2020, 5, 29))
+    >>> parse_date("18/09/25"), parse_date("2025-02-30")
+    (datetime.date(2018, 9, 25), None)
+    """
+    s = value.strip()
+    # "28. 07. 2005" (German style with spaces after the dots)
+    if re.fullmatch(r"\d{1,4}\.\s*\d{1,2}\.\s*\d{1,4}", s):
+        s = re.sub(r"\s+", "", s)
+    low = re.sub(r"\s+", " ", s.lower())
+    try:
+        if (m := _MDY_NAMED.match(low)) and m[1] in _MONTHS:
+            return date(int(m[3]), _MONTHS[m[1]], int(m[2]))
+        if (m := _DMY_NAMED.match(low)) and m[2] in _MONTHS:
+            return date(int(m[3]), _MONTHS[m[2]], int(m[1]))
+        if m := _ISO.match(s) or _COMPACT.match(s):
+            return date(int(m[1]), int(m[2]), int(m[3]))
+        if m := _DMY.match(s):
+            return date(int(m[3]), int(m[2]), int(m[1]))
+        if m := _YMD2.match(s):
+            a, b, c = int(m[1]), int(m[2]), int(m[3])
+            y, mo, d = (a, b, c) if two_digit == "ymd" else (c, b, a)
+            return date(2000 + y if y < 70 else 1900 + y, mo, d)
+    except ValueError:
+        return None
+    return None

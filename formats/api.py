@@ -1,0 +1,260 @@
+"""One entry point: detect a file's format by its content and read it.
+
+``read(path)`` accepts a file, or a Swiss Perfect tournament (a folder, or the
+``.ini`` / any ``.rnd`` of a set sharing a stem). ``group_inbox(paths)`` tells the
+flow which inbox entries belong together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import polars as pl
+
+from formats._common import FormatError, decode
+from formats.egd import from_egd, looks_like_egd
+from formats.interchange import from_interchange, kind_of_header
+from formats.opengotha import from_opengotha, looks_like_opengotha
+from formats.ratinglists import from_egd_list, looks_like_egd_list
+from formats.result import ReadResult
+from formats.swissperfect import RND_HEADER, STG_HEADER, from_swissperfect, from_swissperfect_set, stem_of
+from formats.tsh import from_tsh, from_tsh_newt, looks_like_tsh, looks_like_tsh_newt
+from formats.trf import from_trf, looks_like_trf
+from formats.schema import RATINGS_SCHEMA
+
+__all__ = ["read", "read_bytes", "read_ratings", "detect", "READERS", "RatingsFileError"]
+
+Reader = Callable[..., ReadResult]
+
+
+class RatingsFileError(FormatError):
+    """A starting rating list cannot be read; the message lists file, line and field of each problem."""
+
+
+def _head_text(data: bytes, n: int = 4096) -> str:
+    return decode(data[:n]).text
+
+
+def detect(data: bytes, name: str) -> str | None:
+    """The format of a file, judged by its content (the extension only breaks ties).
+
+    Returns one of ``interchange-results``, ``interchange-players``,
+    ``interchange-ratings``, ``interchange-aliases``, or None when not recognised.
+
+    Examples
+    --------
+    >>> detect(b"federation,player_id,name,rating,games,as_of\\n", "list.txt")
+    'interchange-ratings'
+    >>> detect(b"\\x00\\x01", "a.csv") is None
+    True
+    """
+    parts = stem_of(name)
+    if parts is not None and parts[2] in ("trn", "sco") and data[:1] in (b"\x03", b"\x83", b"\x30", b"\xf5"):
+        return "swissperfect"  # a dBase table of a Swiss Perfect tournament
+    head = _head_text(data).lstrip("\ufeff")
+    first = head.splitlines()[0] if head.strip() else ""
+    for probe in _PROBES:
+        fmt = probe(head, first, name)
+        if fmt is not None:
+            return fmt
+    return None
+
+
+def _probe_interchange(head: str, first: str, name: str) -> str | None:
+    if "," not in first:
+        return None
+    kind = kind_of_header([c.strip().strip('"').lower() for c in first.split(",")])
+    return None if kind is None else f"interchange-{kind}"
+
+
+def _probe_trf(head: str, first: str, name: str) -> str | None:
+    return "trf" if looks_like_trf(head) else None
+
+
+def _probe_opengotha(head: str, first: str, name: str) -> str | None:
+    return "opengotha" if looks_like_opengotha(head) else None
+
+
+def _probe_swissperfect(head: str, first: str, name: str) -> str | None:
+    up = first.strip().upper()
+    if up.startswith(RND_HEADER) or up.startswith(STG_HEADER):
+        return "swissperfect"
+    if "[tournament info]" in head.lower() and ("[textdump]" in head.lower() or "swiss" in head.lower()
+                                                 or (stem_of(name) or ("", 0, ""))[2] == "ini"):
+        return "swissperfect"
+    return None
+
+
+def _probe_egd(head: str, first: str, name: str) -> str | None:
+    if looks_like_egd_list(head):
+        return "egd-ratings"
+    return "egd" if looks_like_egd(head) else None
+
+
+def _probe_tsh(head: str, first: str, name: str) -> str | None:
+    if looks_like_tsh_newt(head):
+        return "tsh-newt"
+    return "tsh" if looks_like_tsh(head, name) else None
+
+
+_PROBES: list[Callable[[str, str, str], str | None]] = [
+    _probe_interchange, _probe_opengotha, _probe_swissperfect, _probe_egd, _probe_trf, _probe_tsh,
+]
+
+#: Reader of each detected format: ``reader(data, name, federation=...) -> ReadResult``.
+READERS: dict[str, Reader] = {
+    "interchange-results": from_interchange,
+    "interchange-players": from_interchange,
+    "interchange-ratings": from_interchange,
+    "interchange-aliases": from_interchange,
+    "trf": from_trf,
+    "opengotha": from_opengotha,
+    "swissperfect": from_swissperfect,
+    "egd": from_egd,
+    "egd-ratings": from_egd_list,
+    "tsh": from_tsh,
+    "tsh-newt": from_tsh_newt,
+}
+
+
+def read_bytes(data: bytes, name: str, *, federation: str | None = None) -> ReadResult:
+    """Read one file's bytes into canonical frames; never raises for the file's content.
+
+    Parameters
+    ----------
+    data
+        The file's bytes.
+    name
+        Its file name (reported in findings and ``source``).
+    federation
+        The federation the file was sent to, when known.
+
+    Examples
+    --------
+    >>> r = read_bytes(b"", "empty.results.csv")
+    >>> r.findings.select("rule", "severity").row(0)
+    ('format.empty', 'reject')
+    """
+    if not data.strip():
+        return ReadResult.refused(name, data, "format.empty", "the file is empty", federation=federation)
+    fmt = detect(data, name)
+    if fmt is None:
+        return ReadResult.refused(
+            name, data, "format.unknown",
+            "not a results file of any supported format (interchange CSV, TRF, OpenGotha XML, EGD .h9, "
+            "Swiss Perfect .rnd, TSH .t): check that the right file was sent",
+            federation=federation, line=1,
+        )
+    return READERS[fmt](data, name, federation=federation)
+
+
+def read(path: Path | Sequence[Path], *, federation: str | None = None) -> ReadResult:
+    """Read a file from disk (see :func:`read_bytes`), or a Swiss Perfect tournament.
+
+    ``path`` may be
+
+    * a file of any supported format;
+    * a Swiss Perfect file (``.ini``, ``.rnd``, ``.stg``, ``.trn``): the whole
+      tournament is read, i.e. every file beside it that shares its stem;
+    * a directory: the Swiss Perfect tournament it holds (one stem);
+    * a list of paths: one Swiss Perfect tournament's files, as grouped by
+      :func:`formats.group_inbox`.
+
+    An unreadable path (missing, a permission problem) is a ``format.io`` finding.
+
+    Examples
+    --------
+    >>> read(Path("/nonexistent/x.results.csv")).findings["rule"].to_list()
+    ['format.io']
+    """
+    if not isinstance(path, (str, Path)):
+        return _read_set([Path(p) for p in path], federation)
+    path = Path(path)
+    if path.is_dir():
+        members = sorted(p for p in path.iterdir() if p.is_file() and stem_of(p.name) is not None)
+        if not members:
+            return ReadResult.refused(path.name, b"", "format.unknown",
+                                      "the folder holds no Swiss Perfect tournament (.ini/.rnd/.stg/.trn)",
+                                      federation=federation)
+        return _read_set(members, federation)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return ReadResult.refused(path.name, b"", "format.io", f"cannot read the file: {exc.strerror}",
+                                  federation=federation)
+    parts = stem_of(path.name)
+    if parts is not None and detect(data, path.name) == "swissperfect":
+        siblings = sorted(p for p in path.parent.iterdir()
+                          if p.is_file() and (stem_of(p.name) or ("",))[0] == parts[0])
+        return _read_set(siblings, federation)
+    return read_bytes(data, path.name, federation=federation)
+
+
+def group_inbox(paths: Sequence[Path]) -> list[Path | list[Path]]:
+    """Group inbox entries into what one :func:`read` call takes.
+
+    The files of one Swiss Perfect tournament (same folder, same stem:
+    ``ManaCup_25-26.ini``, ``.N.rnd``, ``.N.stg``, ``.trn``) become one list; every
+    other file or folder stays on its own. Order: as first seen.
+
+    The nightly flow's ingest should call ``formats.read(entry)`` once per entry
+    of ``group_inbox(sorted(inbox.iterdir()))``.
+
+    Examples
+    --------
+    >>> group_inbox([Path("in/a.results.csv"), Path("in/T.1.rnd"), Path("in/T.ini"), Path("in/T.2.rnd")])
+    [PosixPath('in/a.results.csv'), [PosixPath('in/T.1.rnd'), PosixPath('in/T.2.rnd'), PosixPath('in/T.ini')]]
+    """
+    out: list[Path | list[Path]] = []
+    sets: dict[tuple[Path, str], list[Path]] = {}
+    for p in map(Path, paths):
+        parts = stem_of(p.name)
+        if parts is None or p.is_dir():
+            out.append(p)
+            continue
+        key = (p.parent, parts[0])
+        if key not in sets:
+            sets[key] = []
+            out.append(sets[key])
+        sets[key].append(p)
+    return [sorted(x) if isinstance(x, list) else x for x in out]
+
+
+def _read_set(paths: list[Path], federation: str | None) -> ReadResult:
+    files: dict[str, bytes] = {}
+    for p in paths:
+        try:
+            files[p.name] = p.read_bytes()
+        except OSError as exc:
+            return ReadResult.refused(p.name, b"", "format.io", f"cannot read the file: {exc.strerror}",
+                                      federation=federation)
+    if not files:
+        return ReadResult.refused("(no files)", b"", "format.io", "no file to read", federation=federation)
+    return from_swissperfect_set(files, federation=federation)
+
+
+def read_ratings(path: Path, *, federation: str | None = None) -> pl.DataFrame:
+    """Read a starting rating list (``*.ratings.csv``) as a ``RATINGS_SCHEMA`` frame.
+
+    Raises
+    ------
+    RatingsFileError
+        When the file is not a rating list or a row cannot be read (the
+        message names file, line and field of every problem).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = Path(tempfile.mkdtemp()) / "seed.ratings.csv"
+    >>> _ = p.write_text("federation,player_id,name,rating,games,as_of\\najusc,7,Ann,1100,40,2025-09-01\\n")
+    >>> read_ratings(p).select("player_id", "rating", "games").row(0)
+    ('7', 1100.0, 40)
+    """
+    result = read(path, federation=federation)
+    rejects = result.findings.filter(pl.col("severity") == "reject")
+    if result.format not in ("interchange-ratings", "egd-ratings") and rejects.height == 0:
+        raise RatingsFileError(f"{result.source}: not a rating list (detected {result.format!r})")
+    if rejects.height:
+        raise RatingsFileError("\n".join(rejects["message"].to_list()))
+    return result.ratings.select(list(RATINGS_SCHEMA))

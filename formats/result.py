@@ -1,0 +1,125 @@
+"""The value every reader returns: :class:`ReadResult` (``docs/CONTRACTS.md``)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from formats._common import Findings
+from formats.schema import (
+    ALIASES_SCHEMA,
+    BYES_SCHEMA,
+    COMPETITIONS_SCHEMA,
+
+    GAMES_SCHEMA,
+    PLAYERS_SCHEMA,
+    RATINGS_SCHEMA,
+    conform,
+    empty,
+)
+
+__all__ = ["ReadResult", "sha256", "frame"]
+
+def sha256(data: bytes) -> str:
+    """Hex sha256 of a file's bytes (the load ledger's key)."""
+    return hashlib.sha256(data).hexdigest()
+
+def frame(rows: list[dict[str, object]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """Rows of plain values as a frame of ``schema`` (empty rows: an empty frame).
+
+    Examples
+    --------
+    >>> frame([{"player_id": "7", "kind": "half"}], BYES_SCHEMA).row(0)
+    (None, None, None, '7', 'half', None)
+    """
+    if not rows:
+        return empty(schema)
+    names = list(schema)
+    data = {n: [r.get(n) for r in rows] for n in names}
+    return conform(pl.DataFrame(data, schema=schema, strict=False), schema)
+
+def _empty_players() -> pl.DataFrame:
+    return empty(PLAYERS_SCHEMA)
+
+@dataclass(frozen=True)
+class ReadResult:
+    """What one file (or one Swiss Perfect tournament folder) holds, as canonical frames.
+
+    Examples
+    --------
+    >>> r = ReadResult.refused("x.bin", b"\\x00", "format.unknown", "not a results file")
+    >>> r.format, r.games.height, r.findings.row(0)[2:4]
+    (None, 0, ('format.unknown', 'reject'))
+    """
+
+    source: str  #: file name
+    source_sha256: str  #: sha256 of the file's bytes
+    format: str | None  #: detected format ("trf", "opengotha", ...), None when not recognised
+    competitions: pl.DataFrame  #: COMPETITIONS_SCHEMA
+    players: pl.DataFrame  #: PLAYERS_SCHEMA
+    games: pl.DataFrame  #: GAMES_SCHEMA (byes are not games)
+    byes: pl.DataFrame  #: BYES_SCHEMA
+    findings: pl.DataFrame  #: FINDINGS_SCHEMA: what could not be read, with line and field
+    #: RATINGS_SCHEMA: a starting list (``*.ratings.csv``, EGD ``allworld_lp``); empty otherwise.
+    ratings: pl.DataFrame = field(default_factory=lambda: empty(RATINGS_SCHEMA))
+    #: ALIASES_SCHEMA: an alias table (``*.aliases.csv``); empty otherwise.
+    aliases: pl.DataFrame = field(default_factory=lambda: empty(ALIASES_SCHEMA))
+
+    @property
+    def ok(self) -> bool:
+        """True when no finding rejects anything in the file."""
+        return self.findings.filter(pl.col("severity") == "reject").height == 0
+
+    @classmethod
+    def build(
+        cls,
+        source: str,
+        data_sha256: str,
+        fmt: str | None,
+        findings: Findings,
+        *,
+        competitions: pl.DataFrame | None = None,
+        players: pl.DataFrame | None = None,
+        games: pl.DataFrame | None = None,
+        byes: pl.DataFrame | None = None,
+        ratings: pl.DataFrame | None = None,
+        aliases: pl.DataFrame | None = None,
+    ) -> ReadResult:
+        """Assemble a result, conforming every frame to its schema."""
+
+        def c(f: pl.DataFrame | None, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+            return empty(schema) if f is None else conform(f, schema)
+
+        return cls(
+            source=source,
+            source_sha256=data_sha256,
+            format=fmt,
+            competitions=c(competitions, COMPETITIONS_SCHEMA),
+            players=c(players, PLAYERS_SCHEMA),
+            games=c(games, GAMES_SCHEMA),
+            byes=c(byes, BYES_SCHEMA),
+            findings=findings.frame(),
+            ratings=c(ratings, RATINGS_SCHEMA),
+            aliases=c(aliases, ALIASES_SCHEMA),
+        )
+
+    @classmethod
+    def refused(
+        cls,
+        source: str,
+        data: bytes,
+        rule: str,
+        message: str,
+        *,
+        fmt: str | None = None,
+        federation: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> ReadResult:
+        """A file refused as a whole with one ``reject`` finding."""
+        f = Findings(source, federation)
+        f.add(rule, "reject", message, line=line, field=field)
+        return cls.build(source, sha256(data), fmt, f)
+
