@@ -17,11 +17,27 @@ from validations.errors import (
     UnknownFederationError,
     ValidationsError,
 )
+from validations.report import (
+    CompetitionReport,
+    NightlySummary,
+    build_report,
+    render_report,
+    render_summary,
+    report_status,
+    write_report,
+)
 from validations.rules import Rule, load_rules, rules_for, rules_frame
 from validations.suites import build_data_docs, ensure_gx_project
 from validations.validate import Validation, validate
 
 __all__ = [
+    "CompetitionReport",
+    "NightlySummary",
+    "build_report",
+    "render_report",
+    "render_summary",
+    "report_status",
+    "write_report",
     "GxProjectError",
     "ReportError",
     "Rule",

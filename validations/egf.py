@@ -85,3 +85,41 @@ def grade_value(rank: str | None) -> int | None:
     if kind == "d":
         return 29 + number if 1 <= number <= 9 else None
     return 36 + number if 1 <= number <= 9 else None
+
+
+def adjusted_time(
+    basic_time_min: float,
+    system: str | None = None,
+    *,
+    byoyomi_seconds: float = 0.0,
+    canadian_moves: int = 0,
+    fischer_seconds: float = 0.0,
+) -> float:
+    """Adjusted time in minutes: basic time plus the EGF overtime equivalent.
+
+    Parameters
+    ----------
+    basic_time_min
+        Basic time per player, minutes.
+    system
+        ``"STDBYOYOMI"`` (``byoyomi_seconds`` per move, 45 moves counted),
+        ``"CANBYOYOMI"`` (``byoyomi_seconds`` per ``canadian_moves`` moves, 60 moves
+        counted), ``"FISCHER"`` (``fischer_seconds`` per move, 120 moves counted) or
+        sudden death (anything else: no overtime). OpenGotha's
+        ``complementaryTimeSystem`` values.
+
+    Examples
+    --------
+    >>> adjusted_time(45, "CANBYOYOMI", byoyomi_seconds=300, canadian_moves=25)  # Bogazici 2024
+    57.0
+    >>> adjusted_time(60, "STDBYOYOMI", byoyomi_seconds=30), adjusted_time(45, "FISCHER", fischer_seconds=15)
+    (82.5, 75.0)
+    """
+    kind = (system or "").upper()
+    if kind == "STDBYOYOMI":
+        return basic_time_min + 45 * byoyomi_seconds / 60
+    if kind == "CANBYOYOMI" and canadian_moves > 0:
+        return basic_time_min + 60 * (byoyomi_seconds / canadian_moves) / 60
+    if kind == "FISCHER":
+        return basic_time_min + 120 * fischer_seconds / 60
+    return float(basic_time_min)

@@ -50,9 +50,24 @@ class Tables:
         return frame
 
 
+def safe_conform(frame: pl.DataFrame | None, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """:func:`formats.schema.conform`, except that an empty frame stays empty.
+
+    (``conform`` of a frame without columns selects literals: one row of nulls.)
+
+    Examples
+    --------
+    >>> safe_conform(pl.DataFrame(), {"a": pl.Int64()}).shape
+    (0, 1)
+    """
+    if frame is None or frame.height == 0:
+        return pl.DataFrame(schema=schema)
+    return conform(frame, schema)
+
+
 def _with_columns(frame: pl.DataFrame | None, schema: dict[str, pl.DataType]) -> pl.DataFrame:
     """``frame`` with every column of ``schema`` (missing ones null), extra columns kept."""
-    if frame is None:
+    if frame is None or frame.height == 0:
         return pl.DataFrame(schema=schema)
     base = conform(frame, schema)
     extra = [c for c in frame.columns if c not in schema]
@@ -110,7 +125,7 @@ def build_tables(
     """
     comps = _with_columns(competitions, {**COMPETITIONS_SCHEMA, **TIME_CONTROL_COLUMNS})
     comps = comps.with_row_index("row_id").with_columns(pl.col("row_id").cast(pl.Int64))
-    g = conform(games, GAMES_SCHEMA).with_row_index("row_id").with_columns(
+    g = safe_conform(games, GAMES_SCHEMA).with_row_index("row_id").with_columns(
         pl.col("row_id").cast(pl.Int64),
         pl.col("status").fill_null("played"),
     )
@@ -120,8 +135,11 @@ def build_tables(
         pl.when(pl.col("status") == "played").then(pl.col("score_a").is_not_null())
         .when(pl.col("status") == "unknown").then(pl.col("score_a").is_null())
         .otherwise(pl.lit(True)).alias("score_matches_status"),
-        pl.min_horizontal("player_a", "player_b").alias("pair_lo"),
-        pl.max_horizontal("player_a", "player_b").alias("pair_hi"),
+        # min/max_horizontal skip nulls: a missing side must not look like self-play.
+        pl.when(pl.col("player_a").is_not_null() & pl.col("player_b").is_not_null())
+        .then(pl.min_horizontal("player_a", "player_b")).alias("pair_lo"),
+        pl.when(pl.col("player_a").is_not_null() & pl.col("player_b").is_not_null())
+        .then(pl.max_horizontal("player_a", "player_b")).alias("pair_hi"),
     )
     g = _with_ratings(g, federation, ratings, players)
     g = _with_grades(g, players)

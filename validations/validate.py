@@ -9,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-from formats.schema import FINDINGS_SCHEMA, empty
+from formats.schema import COMPETITIONS_SCHEMA, FINDINGS_SCHEMA, GAMES_SCHEMA, empty
 from validations.rules import SEVERITIES, Rule, edition_of, rules_for
 from validations.suites import ephemeral_context, file_context, run_suite, suite_name
 from validations.tables import Tables, build_tables, start_dates
@@ -103,6 +103,10 @@ def validate(
     """
     rule_set = str((config or {}).get("eligibility", federation))
     rules_for(rule_set, None)  # raises UnknownFederationError early
+    if "competition_id" not in competitions.columns:
+        competitions = empty(COMPETITIONS_SCHEMA)
+    if "competition_id" not in games.columns:
+        games = empty(GAMES_SCHEMA)
     tables = build_tables(competitions, games, federation=rule_set, byes=byes,
                           players=players, ratings=ratings)
     dates = start_dates(competitions)
