@@ -17,6 +17,8 @@ from validations.errors import (
     UnknownFederationError,
     ValidationsError,
 )
+from validations.egf import adjusted_time, tournament_class
+from validations.fide import initial_rating_progress
 from validations.report import (
     CompetitionReport,
     NightlySummary,
@@ -45,7 +47,10 @@ __all__ = [
     "UnknownFederationError",
     "Validation",
     "ValidationsError",
+    "adjusted_time",
     "build_data_docs",
+    "initial_rating_progress",
+    "tournament_class",
     "ensure_gx_project",
     "load_rules",
     "rules_for",

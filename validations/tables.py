@@ -264,6 +264,9 @@ def _aggregate(
         .alias("event_class"),
         pl.struct("declared_class", "time_control_class").map_elements(consistent, return_dtype=pl.Boolean())
         .alias("class_consistent"),
+    ).with_columns(
+        # Great Expectations skips nulls in set checks: a missing class must be a value.
+        pl.col("event_class").fill_null("none").alias("rated_class"),
     ).sort("row_id")
 
 
