@@ -1,0 +1,192 @@
+"""The organiser's report (Markdown and escaped HTML) and the nightly summary."""
+
+from __future__ import annotations
+
+import markupsafe
+import re
+import shutil
+import subprocess
+from datetime import date
+from html.parser import HTMLParser
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.validations.conftest import Batch
+from validations import (
+    CompetitionReport,
+    NightlySummary,
+    ReportError,
+    build_report,
+    render_report,
+    render_summary,
+    validate,
+    write_report,
+)
+from validations.report import md_escape
+
+EVIL = '<script>alert("x")</script> & Smith | *Jones*'
+
+
+def _findings() -> pl.DataFrame:
+    return pl.DataFrame({
+        "federation": ["ajusc"] * 3, "competition_id": ["C1"] * 3,
+        "rule": ["ajusc.results_known", "ajusc.forfeit_not_rated", "quality.rating_range"],
+        "severity": ["reject", "exclude", "warn"],
+        "message": [f"The result of {EVIL} vs 2 (round 3) is unknown. Enter the score.",
+                    "1 vs 4 (round 1) is a forfeit.", "Player 9 is declared with rating 3100."],
+        "source": ["c1.results.csv"] * 3, "line": [7, 2, None], "field": ["score_a", "status", "rating"],
+    }, schema_overrides={"line": pl.Int32})
+
+
+def _changes() -> pl.DataFrame:
+    return pl.DataFrame({
+        "federation": ["ajusc"] * 2, "competition_id": ["C1"] * 2, "player_id": ["1", "2"],
+        "name": [EVIL, "Martí Roé"], "rating_before": [1100.0, 1345.0], "games": [6, 6],
+        "score": [4.0, 6.0], "expected": [3.2153, 4.700859], "k": [20.0, 20.0],
+        "change": [15.694, 25.9828], "rating_after": [1116.0, 1371.0],
+    })
+
+
+def _report(status: str = "rejected", changes: pl.DataFrame | None = None) -> CompetitionReport:
+    return CompetitionReport(
+        federation="ajusc", competition_id="C1", name=f"Open {EVIL}", source="c1.results.csv",
+        status=status, findings=_findings(),
+        changes=changes if changes is not None else pl.DataFrame(),
+        start_date=date(2025, 10, 4), end_date=date(2025, 10, 5), games=12, excluded_games=1,
+    )
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_html_escapes_user_text() -> None:
+    page = render_report(_report("accepted_with_exclusions", _changes()), fmt="html")
+    parser = _Text()
+    parser.feed(page)
+    assert "script" not in parser.tags                       # no markup from user text
+    text = "".join(parser.text)
+    assert EVIL in text                                       # ... but it is shown as written
+    assert page.count(str(markupsafe.escape(EVIL))) >= 4      # title, h1, finding, change row
+    assert "<style>" in page and "http" not in page           # self-contained: inline CSS, no links
+
+
+def test_html_lists_every_finding_with_file_line_field_and_fix() -> None:
+    page = render_report(_report(), fmt="html")
+    rows = re.findall(r"<tr><td class=\"sev (\w+)\".*?</tr>", page, flags=re.S)
+    assert rows == ["reject", "exclude", "warn"]              # most serious first
+    assert ">7<" in page and ">score_a<" in page and "c1.results.csv" in page
+    assert "Enter the score." in page
+    assert "Rejected: the competition is not rated" in page
+    assert "Not rated." in page
+
+
+def test_markdown_report() -> None:
+    md = render_report(_report("accepted_with_exclusions", _changes()), fmt="markdown")
+    lines = md.splitlines()
+    assert lines[0].startswith("# Validation report: Open &lt;script&gt;")
+    assert "**Accepted with excluded games" in md
+    finding_rows = [ln for ln in lines if ln.startswith("| reject") or ln.startswith("| exclude")
+                    or ln.startswith("| warn")]
+    assert len(finding_rows) == 3
+    assert all(row.count(" | ") == 5 for row in finding_rows)  # user pipes escaped: 6 cells
+    assert "| 1 | &lt;script&gt;" in md
+    change_row = next(ln for ln in lines if ln.startswith("| 2 |"))
+    assert change_row.split(" | ")[2:] == ["1345", "6", "6.0", "4.70", "20", "+26.0", "1371 |"]
+    assert "<script>" not in md
+
+
+def test_markdown_escape() -> None:
+    assert md_escape("a|b") == "a\\|b"
+    assert md_escape("[x](http://e)") == "\\[x\\]\\(http://e\\)"
+    assert md_escape(None) == ""
+    assert md_escape("line\nbreak") == "line break"
+
+
+def test_unknown_format_is_a_domain_error() -> None:
+    with pytest.raises(ReportError, match="'pdf'"):
+        render_report(_report(), fmt="pdf")  # type: ignore[arg-type]
+
+
+def test_build_report_from_a_validation(tmp_path: Path) -> None:
+    b = Batch("ajusc")
+    b.competition("OK")
+    g = b.competition("FF")
+    g[0].update(status="forfeit")
+    b.competition("KO", rounds=2)
+    f = b.frames()
+    v = validate(f["competitions"], f["games"], federation="ajusc")
+    changes = pl.DataFrame({"competition_id": ["FF", "KO"], "player_id": ["1", "1"], "change": [1.0, 2.0]})
+    players = pl.DataFrame({"player_id": ["1"], "name": ["Ona"]})
+    ff = build_report(v.competitions, v.findings, "FF", federation="ajusc", changes=changes,
+                      games=v.games, players=players)
+    assert ff.status == "accepted_with_exclusions" and ff.excluded_games == 1 and ff.games == 6
+    assert ff.changes.get_column("name").to_list() == ["Ona"]
+    ko = build_report(v.competitions, v.findings, "KO", federation="ajusc", changes=changes)
+    assert ko.status == "rejected" and ko.changes.is_empty()
+    ok = build_report(v.competitions, v.findings, "OK", federation="ajusc")
+    assert ok.status == "accepted" and ok.findings.is_empty()
+    assert "No findings" in render_report(ok, fmt="markdown")
+    md, page = write_report(ff, tmp_path / "reports")
+    assert md.read_text(encoding="utf-8").startswith("# Validation report: Open FF")
+    assert page.name == "FF.html" and page.parent.name == "ajusc"
+
+
+def test_write_report_sanitises_the_file_name(tmp_path: Path) -> None:
+    report = CompetitionReport(federation="egf", competition_id="../../etc/x y", name=None, source=None,
+                               status="accepted", findings=pl.DataFrame(), changes=pl.DataFrame())
+    md, _ = write_report(report, tmp_path)
+    assert md.parent == tmp_path / "egf" and md.name == "_.._etc_x_y.md"
+
+
+def test_nightly_summary() -> None:
+    summary = NightlySummary.from_frames(
+        files=pl.DataFrame({"source": ["a.csv", "b.xml", "c.trf"], "format": ["interchange-results", None, "trf"]}),
+        competitions=pl.DataFrame({
+            "federation": ["ajusc", "egf", "fide", "fide"], "competition_id": ["A1", "E1", "F1", "F2"],
+            "name": ["Open | A", None, "F", "G"],
+            "status": ["accepted", "rejected", "accepted_with_exclusions", "pending"],
+        }),
+        changes=pl.DataFrame({"federation": ["ajusc", "ajusc", "fide"], "player_id": ["1", "2", "1"],
+                              "change": [3.0, 0.0, -2.0]}),
+        as_of=date(2026, 1, 5), files_skipped=1,
+    )
+    md = render_summary(summary)
+    assert md.splitlines()[0] == "# Nightly run 2026-01-05"
+    for label, value in [("Files seen", 3), ("Files unreadable (quarantined)", 1),
+                         ("Competitions accepted", 1), ("Competitions rejected (quarantined)", 1),
+                         ("Competitions pending", 1), ("Players affected", 2),
+                         ("Files already loaded (identical re-send)", 1)]:
+        assert f"| {label} | {value} |" in md
+    assert "Open \\| A" in md
+    assert "Federations: ajusc, egf, fide" in md
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(_chromium() is None, reason="chromium is not installed (apt-get install chromium)")
+def test_html_report_screenshot(tmp_path: Path) -> None:
+    """Render the report in a headless browser; a PNG of a real page is non-trivial in size."""
+    _, page = write_report(_report("accepted_with_exclusions", _changes()), tmp_path)
+    shot = tmp_path / "report.png"
+    subprocess.run(
+        [str(_chromium()), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--no-first-run", f"--screenshot={shot}", "--window-size=1200,1600",
+         page.resolve().as_uri()],
+        check=True, capture_output=True, timeout=120,
+    )
+    assert shot.exists() and shot.stat().st_size > 20_000

@@ -1,0 +1,97 @@
+"""The Great Expectations side: suites built from the rules, a real file project, Data Docs."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.validations.conftest import Batch
+from validations import build_data_docs, ensure_gx_project, validate
+from validations.rules import editions
+from validations.suites import suite_name, suite_rules
+
+
+def test_one_suite_per_federation_table_and_edition(tmp_path: Path) -> None:
+    gx_dir = ensure_gx_project(tmp_path)
+    # GX stores suite "a.b.c" as expectations/a/b/c.json.
+    stored = {".".join(p.relative_to(gx_dir / "expectations").with_suffix("").parts)
+              for p in (gx_dir / "expectations").rglob("*.json")}
+    expected = {
+        suite_name(fed, table, ed)
+        for fed in ("ajusc", "fide", "egf") for ed in editions(fed)
+        for table in ("games", "appearances", "competitions", "aggregate", "unrated_events", "players")
+        if suite_rules(fed, table, ed)
+    }
+    assert stored == expected
+    suite = json.loads((gx_dir / "expectations" / "ajusc" / "aggregate" / "base.json").read_text())
+    by_rule = {e["meta"]["rule"]: e for e in suite["expectations"]}
+    assert by_rule["ajusc.min_rounds"]["type"] == "expect_column_values_to_be_between"
+    assert by_rule["ajusc.min_rounds"]["kwargs"]["min_value"] == 3
+    # The FIDE 2024 edition asks for one rated opponent per event, the earlier one for three.
+    fide_old = json.loads((gx_dir / "expectations" / "fide" / "unrated_events" / "base.json").read_text())
+    fide_new = json.loads((gx_dir / "expectations" / "fide" / "unrated_events" / "2024-03-01.json").read_text())
+    mins = [{e["meta"]["rule"]: e["kwargs"].get("min_value") for e in s["expectations"]}
+            for s in (fide_old, fide_new)]
+    assert mins[0]["fide.unrated_rated_opponents"] == 3 and mins[1]["fide.unrated_rated_opponents"] == 1
+    # Progress bars off, persisted in the project's configuration.
+    assert "progress_bars" in (gx_dir / "great_expectations.yml").read_text()
+
+
+def test_ensure_is_idempotent(tmp_path: Path) -> None:
+    ensure_gx_project(tmp_path)
+    before = {str(p): p.read_text() for p in (tmp_path / "gx" / "expectations").rglob("*.json")}
+    ensure_gx_project(tmp_path)
+    after = {str(p): p.read_text() for p in (tmp_path / "gx" / "expectations").rglob("*.json")}
+    assert before
+    assert before.keys() == after.keys()
+    strip = lambda text: [{k: v for k, v in e.items() if k != "id"}  # noqa: E731
+                          for e in json.loads(text)["expectations"]]
+    assert all(strip(before[k]) == strip(after[k]) for k in before)
+
+
+def test_file_project_validation_and_data_docs(tmp_path: Path) -> None:
+    """validate() against a real file-based context: same findings as in memory, plus Data Docs."""
+    b = Batch("ajusc")
+    b.competition("GOOD")
+    games = b.competition("BAD", rounds=2)
+    games[0].update(status="unknown", score_a=None)
+    f = b.frames()
+    ensure_gx_project(tmp_path)
+    on_disk = validate(f["competitions"], f["games"], federation="ajusc", gx_root=tmp_path)
+    in_memory = validate(f["competitions"], f["games"], federation="ajusc")
+    assert on_disk.findings.equals(in_memory.findings)
+    assert set(on_disk.findings.get_column("rule")) == {"ajusc.min_rounds", "ajusc.results_known"}
+    stored = list((tmp_path / "gx" / "uncommitted" / "validations").rglob("*.json"))
+    assert stored, "checkpoint runs store their results for Data Docs"
+    index = build_data_docs(tmp_path)
+    assert index.name == "index.html" and index.exists()
+    assert "ajusc.aggregate.base" in index.read_text(encoding="utf-8")
+
+
+def test_missing_project_is_created_on_first_use(tmp_path: Path) -> None:
+    b = Batch("egf")
+    b.competition("E1", start=date(2024, 5, 18), event_class="A")
+    f = b.frames()
+    v = validate(f["competitions"], f["games"], federation="egf", gx_root=tmp_path / "fresh")
+    assert (tmp_path / "fresh" / "gx" / "great_expectations.yml").exists()
+    assert v.findings.is_empty()
+
+
+@pytest.mark.parametrize("rows", [1, 5000])
+def test_unexpected_rows_map_to_lines_at_any_size(rows: int) -> None:
+    """Large batches: every unexpected row comes back, mapped to its own line."""
+    b = Batch("ajusc")
+    n = max(4, rows // 3 * 2 // 2 * 2)
+    players = [str(i) for i in range(n)]
+    b.competition("BIG", players=players, rounds=3)
+    for g in b.games[::97]:
+        g.update(score_a=0.25)
+    f = b.frames()
+    v = validate(f["competitions"], f["games"], federation="ajusc")
+    bad_lines = sorted(g["source_line"] for g in b.games[::97])
+    got = v.findings.filter(pl.col("rule") == "quality.score_domain").get_column("line").sort().to_list()
+    assert got == bad_lines

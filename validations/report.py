@@ -1,0 +1,504 @@
+"""The organiser's report for one competition, and the nightly summary.
+
+Names, ids and messages come from user files: the HTML is rendered with Jinja2
+autoescaping and the Markdown escapes every character Markdown (or the HTML a
+Markdown viewer lets through) would interpret, so a player called
+``<script>`` or ``Smith | Jones`` prints as written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any, Literal
+
+import polars as pl
+
+from formats.schema import FINDINGS_SCHEMA, RATING_CHANGES_SCHEMA, conform, empty
+from validations.errors import ReportError
+from validations.rules import SEVERITIES
+
+#: Report statuses (``CompetitionReport.status``).
+STATUSES: tuple[str, ...] = ("accepted", "rejected", "accepted_with_exclusions", "superseded", "pending")
+
+_HEADLINES = {
+    "accepted": "Accepted: the competition is rated",
+    "rejected": "Rejected: the competition is not rated",
+    "accepted_with_exclusions": "Accepted with excluded games: rated without the games listed below",
+    "superseded": "Superseded: a newer file for this competition replaced this one",
+    "pending": "Pending: received, not yet validated",
+}
+_NEXT_STEP = {
+    "accepted": "Nothing to do.",
+    "rejected": ("Correct the points marked “reject” and send the file again: the corrected file "
+                 "replaces this one and is rated on the next run (retroactively if it is dated in the past)."),
+    "accepted_with_exclusions": ("The excluded games are left out of the rating. If one of them was in fact "
+                                 "played, correct it and send the file again: it replaces this one."),
+    "superseded": "Nothing to do: see the report of the newer file.",
+    "pending": "Nothing to do yet.",
+}
+_SEVERITY_TEXT = {
+    "reject": "reject: the competition is not rated",
+    "exclude": "exclude: this game is not rated",
+    "warn": "warning: reported only",
+}
+
+
+@dataclass(frozen=True)
+class CompetitionReport:
+    """Everything the organiser's report shows for one competition."""
+
+    federation: str                   #: federation id
+    competition_id: str               #: the competition's id
+    name: str | None                  #: the competition's name
+    source: str | None                #: file it was read from
+    status: str                       #: accepted | rejected | accepted_with_exclusions | superseded
+    findings: pl.DataFrame            #: FINDINGS_SCHEMA
+    changes: pl.DataFrame             #: RATING_CHANGES_SCHEMA (+ ``name``), empty when not rated
+    start_date: date | None = None    #: first day (added to the contract: shown in the header)
+    end_date: date | None = None      #: last day
+    games: int | None = None          #: games read (shown in the header when known)
+    excluded_games: int | None = None  #: games left out of the rating
+    extra: dict[str, Any] = field(default_factory=dict)  #: further header lines (label -> value)
+
+
+def report_status(findings: pl.DataFrame, *, rated: bool = True) -> str:
+    """The report status implied by a competition's findings.
+
+    Examples
+    --------
+    >>> f = pl.DataFrame({"severity": ["warn", "exclude"]})
+    >>> report_status(f), report_status(f.head(1)), report_status(pl.DataFrame({"severity": ["reject"]}))
+    ('accepted_with_exclusions', 'accepted', 'rejected')
+    """
+    severities = set(findings.get_column("severity").to_list()) if "severity" in findings.columns else set()
+    if "reject" in severities or not rated:
+        return "rejected"
+    if "exclude" in severities:
+        return "accepted_with_exclusions"
+    return "accepted"
+
+
+def build_report(
+    validation_competitions: pl.DataFrame,
+    findings: pl.DataFrame,
+    competition_id: str,
+    *,
+    federation: str,
+    changes: pl.DataFrame | None = None,
+    games: pl.DataFrame | None = None,
+    players: pl.DataFrame | None = None,
+) -> CompetitionReport:
+    """Assemble the report of ``competition_id`` from a validation's frames.
+
+    Parameters
+    ----------
+    validation_competitions
+        ``Validation.competitions`` (competitions + ``status``).
+    findings
+        ``Validation.findings`` (every competition; filtered here).
+    changes
+        The rating run's changes (any competitions; filtered here). Names come from
+        its ``name`` column or from ``players``.
+    games
+        ``Validation.games`` (with ``rated``), to count games and exclusions.
+
+    Raises
+    ------
+    ReportError
+        When ``competition_id`` is not in ``validation_competitions``.
+    """
+    comp = validation_competitions.filter(pl.col("competition_id") == competition_id)
+    if comp.is_empty():
+        raise ReportError(f"competition {competition_id!r} is not in the validated batch")
+    row = comp.row(0, named=True)
+    own = _conform(findings, FINDINGS_SCHEMA).filter(pl.col("competition_id") == competition_id)
+    status = report_status(own, rated=row.get("status", "accepted") != "rejected")
+    own_changes = _changes_with_names(changes, players).filter(pl.col("competition_id") == competition_id)
+    n_games = n_excluded = None
+    if games is not None:
+        mine = games.filter(pl.col("competition_id") == competition_id)
+        n_games = mine.height
+        if "rated" in mine.columns and status != "rejected":
+            n_excluded = int((~mine.get_column("rated")).sum())
+    return CompetitionReport(
+        federation=federation, competition_id=competition_id, name=row.get("name"),
+        source=row.get("source"), status=status, findings=own,
+        changes=own_changes if status != "rejected" else own_changes.clear(),
+        start_date=row.get("start_date"), end_date=row.get("end_date"),
+        games=n_games, excluded_games=n_excluded,
+    )
+
+
+def _conform(frame: pl.DataFrame | None, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    # conform() on a frame without columns yields one row of nulls: an empty frame stays empty.
+    if frame is None or frame.height == 0:
+        return empty(schema)
+    return conform(frame, schema)
+
+
+def _changes_with_names(changes: pl.DataFrame | None, players: pl.DataFrame | None) -> pl.DataFrame:
+    schema = {**RATING_CHANGES_SCHEMA, "name": pl.Utf8()}
+    out = _conform(changes, schema)
+    if out.is_empty():
+        return out
+    if players is not None and "name" in players.columns and out.get_column("name").null_count() > 0:
+        names = players.select("player_id", pl.col("name").alias("_n")).unique("player_id", keep="first")
+        out = out.join(names, on="player_id", how="left").with_columns(
+            pl.coalesce("name", "_n").alias("name")
+        ).drop("_n")
+    return out
+
+
+# ------------------------------------------------------------------ formatting
+def _num(value: Any, digits: int = 0, *, signed: bool = False) -> str:
+    if value is None:
+        return ""
+    text = f"{float(value):+.{digits}f}" if signed else f"{float(value):.{digits}f}"
+    return text
+
+
+def _sorted_findings(findings: pl.DataFrame) -> list[dict[str, Any]]:
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    rows = _conform(findings, FINDINGS_SCHEMA).to_dicts()
+    return sorted(rows, key=lambda r: (order.get(r["severity"], 9), r["line"] is None,
+                                       r["line"] or 0, r["rule"] or ""))
+
+
+def _change_rows(changes: pl.DataFrame) -> list[dict[str, str]]:
+    rows = []
+    for r in _changes_with_names(changes, None).sort("player_id").to_dicts():
+        rows.append({
+            "player_id": r.get("player_id") or "",
+            "name": r.get("name") or "",
+            "period": r.get("period") or "",
+            "before": _num(r.get("rating_before")),
+            "games": "" if r.get("games") is None else str(r["games"]),
+            "score": _num(r.get("score"), 1),
+            "expected": _num(r.get("expected"), 2),
+            "k": _num(r.get("k")),
+            "change": _num(r.get("change"), 1, signed=True),
+            "after": _num(r.get("rating_after")),
+        })
+    return rows
+
+
+def _header(report: CompetitionReport) -> list[tuple[str, str]]:
+    lines = [("Federation", report.federation), ("Competition", report.competition_id)]
+    if report.name:
+        lines.append(("Name", report.name))
+    if report.start_date or report.end_date:
+        start = report.start_date.isoformat() if report.start_date else "?"
+        end = report.end_date.isoformat() if report.end_date else start
+        lines.append(("Dates", start if start == end else f"{start} – {end}"))
+    lines.append(("File", report.source or "(unknown)"))
+    if report.games is not None:
+        games = str(report.games)
+        if report.excluded_games:
+            games += f" ({report.excluded_games} not rated)"
+        lines.append(("Games", games))
+    lines.extend((str(k), str(v)) for k, v in report.extra.items())
+    return lines
+
+
+def _counts(findings: pl.DataFrame) -> dict[str, int]:
+    counts = dict.fromkeys(SEVERITIES, 0)
+    for sev in _conform(findings, FINDINGS_SCHEMA).get_column("severity").to_list():
+        if sev in counts:
+            counts[sev] += 1
+    return counts
+
+
+# ------------------------------------------------------------------ markdown
+_MD_SPECIAL = str.maketrans({
+    "\\": "\\\\", "`": "\\`", "*": "\\*", "_": "\\_", "{": "\\{", "}": "\\}", "[": "\\[",
+    "]": "\\]", "(": "\\(", ")": "\\)", "#": "\\#", "+": "\\+", "!": "\\!", "|": "\\|",
+    "<": "&lt;", ">": "&gt;", "&": "&amp;", "~": "\\~", "\n": " ", "\r": " ",
+})
+
+
+def md_escape(text: Any) -> str:
+    """Escape user text for a Markdown table cell or line.
+
+    Examples
+    --------
+    >>> md_escape("Smith | <b>Jones</b> *x*")
+    'Smith \\\\| &lt;b&gt;Jones&lt;/b&gt; \\\\*x\\\\*'
+    """
+    return "" if text is None else str(text).translate(_MD_SPECIAL)
+
+
+def _markdown(report: CompetitionReport) -> str:
+    out = [f"# Validation report: {md_escape(report.name or report.competition_id)}", ""]
+    out.append(f"**{_HEADLINES.get(report.status, md_escape(report.status))}**")
+    out.append("")
+    out.extend(f"- {label}: {md_escape(value)}" for label, value in _header(report))
+    counts = _counts(report.findings)
+    out.append(f"- Findings: {counts['reject']} reject, {counts['exclude']} exclude, {counts['warn']} warning")
+    out += ["", f"Next step: {_NEXT_STEP.get(report.status, '')}", "", "## Findings", ""]
+    rows = _sorted_findings(report.findings)
+    if not rows:
+        out.append("No findings: the competition meets every rule.")
+    else:
+        out.append("| Severity | File | Line | Field | Rule | What is wrong and how to fix it |")
+        out.append("|---|---|---:|---|---|---|")
+        for r in rows:
+            out.append(
+                f"| {md_escape(r['severity'])} | {md_escape(r['source'])} | "
+                f"{'' if r['line'] is None else r['line']} | {md_escape(r['field'])} | "
+                f"{md_escape(r['rule'])} | {md_escape(r['message'])} |"
+            )
+    out += ["", "## Rating changes", ""]
+    changes = _change_rows(report.changes)
+    if not changes:
+        out.append("Not rated." if report.status in ("rejected", "superseded", "pending")
+                   else "No rating changes recorded for this competition yet.")
+    else:
+        out.append("| Player | Name | Before | Games | Score | Expected | K | Change | After |")
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        for c in changes:
+            out.append(
+                f"| {md_escape(c['player_id'])} | {md_escape(c['name'])} | {c['before']} | {c['games']} | "
+                f"{c['score']} | {c['expected']} | {c['k']} | {c['change']} | {c['after']} |"
+            )
+    return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------------------ html
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;max-width:72rem;
+color:#1d2733;line-height:1.45;padding:0 1rem}
+h1{font-size:1.6rem;margin:0 0 .6rem}h2{font-size:1.2rem;margin:2rem 0 .6rem;border-bottom:1px solid #d5dbe3}
+.status{display:inline-block;padding:.45rem .9rem;border-radius:.35rem;font-weight:600;color:#fff}
+.status.accepted{background:#1f7a3a}.status.rejected{background:#b42318}
+.status.accepted_with_exclusions{background:#b26b00}.status.superseded,.status.pending{background:#59636e}
+dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1.2rem;margin:1rem 0}dt{color:#59636e}dd{margin:0}
+.next{background:#f3f6f9;border-left:4px solid #8a99ab;padding:.6rem .9rem}
+table{border-collapse:collapse;width:100%;font-size:.92rem}
+th,td{border-bottom:1px solid #e3e8ee;padding:.35rem .5rem;text-align:left;vertical-align:top}
+th{background:#f3f6f9}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+.sev{font-weight:600;white-space:nowrap}.sev.reject{color:#b42318}.sev.exclude{color:#b26b00}.sev.warn{color:#59636e}
+.pos{color:#1f7a3a}.neg{color:#b42318}code{font-size:.9em}
+"""
+
+_TEMPLATE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Validation report: {{ title }}</title><style>{{ css }}</style></head>
+<body>
+<h1>Validation report: {{ title }}</h1>
+<p class="status {{ status }}">{{ headline }}</p>
+<dl>{% for label, value in header %}<dt>{{ label }}</dt><dd>{{ value }}</dd>{% endfor %}
+<dt>Findings</dt><dd>{{ counts.reject }} reject, {{ counts.exclude }} exclude, {{ counts.warn }} warning</dd></dl>
+<p class="next"><strong>Next step:</strong> {{ next_step }}</p>
+<h2>Findings</h2>
+{% if findings %}<table><thead><tr><th>Severity</th><th>File</th><th class="num">Line</th><th>Field</th>
+<th>Rule</th><th>What is wrong and how to fix it</th></tr></thead><tbody>
+{% for f in findings %}<tr><td class="sev {{ f.severity }}" title="{{ severity_text.get(f.severity, '') }}">{{ f.severity }}</td>
+<td>{{ f.source or "" }}</td><td class="num">{{ "" if f.line is none else f.line }}</td><td>{{ f.field or "" }}</td>
+<td><code>{{ f.rule }}</code></td><td>{{ f.message }}</td></tr>
+{% endfor %}</tbody></table>
+{% else %}<p>No findings: the competition meets every rule.</p>{% endif %}
+<h2>Rating changes</h2>
+{% if changes %}<table><thead><tr><th>Player</th><th>Name</th>{% if has_period %}<th>Period</th>{% endif %}
+<th class="num">Before</th><th class="num">Games</th><th class="num">Score</th><th class="num">Expected</th>
+<th class="num">K</th><th class="num">Change</th><th class="num">After</th></tr></thead><tbody>
+{% for c in changes %}<tr><td>{{ c.player_id }}</td><td>{{ c.name }}</td>{% if has_period %}<td>{{ c.period }}</td>{% endif %}
+<td class="num">{{ c.before }}</td><td class="num">{{ c.games }}</td><td class="num">{{ c.score }}</td>
+<td class="num">{{ c.expected }}</td><td class="num">{{ c.k }}</td>
+<td class="num {{ 'neg' if c.change.startswith('-') else 'pos' }}">{{ c.change }}</td><td class="num">{{ c.after }}</td></tr>
+{% endfor %}</tbody></table>
+{% else %}<p>{{ no_changes }}</p>{% endif %}
+</body></html>
+"""
+
+
+def _environment() -> Any:
+    import jinja2
+
+    return jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+
+
+def _html(report: CompetitionReport) -> str:
+    changes = _change_rows(report.changes)
+    template = _environment().from_string(_TEMPLATE)
+    return str(template.render(
+        title=report.name or report.competition_id,
+        css=_CSS_MARKUP(),
+        status=report.status if report.status in STATUSES else "pending",
+        headline=_HEADLINES.get(report.status, report.status),
+        header=_header(report),
+        counts=_counts(report.findings),
+        next_step=_NEXT_STEP.get(report.status, ""),
+        findings=_sorted_findings(report.findings),
+        severity_text=_SEVERITY_TEXT,
+        changes=changes,
+        has_period=any(c["period"] for c in changes),
+        no_changes=("Not rated." if report.status in ("rejected", "superseded", "pending")
+                    else "No rating changes recorded for this competition yet."),
+    ))
+
+
+def _CSS_MARKUP() -> Any:  # noqa: N802 - the stylesheet is ours, not user input
+    import markupsafe
+
+    return markupsafe.Markup(_CSS)
+
+
+def render_report(report: CompetitionReport, *, fmt: Literal["markdown", "html"] = "markdown") -> str:
+    """Render the organiser's report of one competition.
+
+    Parameters
+    ----------
+    report
+        What to show: status, findings (file, line, field, fix) and rating changes.
+    fmt
+        ``"markdown"`` (Prefect artifact, ``ratings report``) or ``"html"``
+        (self-contained page with inline CSS; user text escaped).
+
+    Raises
+    ------
+    ReportError
+        For an unknown ``fmt``.
+
+    Examples
+    --------
+    >>> r = CompetitionReport(federation="ajusc", competition_id="C1", name="Open <b>",
+    ...                       source="c1.results.csv", status="rejected",
+    ...                       findings=pl.DataFrame({"competition_id": ["C1"], "rule": ["ajusc.min_rounds"],
+    ...                                              "severity": ["reject"], "message": ["2 rounds"],
+    ...                                              "source": ["c1.results.csv"]}),
+    ...                       changes=pl.DataFrame())
+    >>> print(render_report(r).splitlines()[0])
+    # Validation report: Open &lt;b&gt;
+    >>> "<b>" in render_report(r, fmt="html"), "Open &lt;b&gt;" in render_report(r, fmt="html")
+    (False, True)
+    """
+    if fmt == "markdown":
+        return _markdown(report)
+    if fmt == "html":
+        return _html(report)
+    raise ReportError(f"report format must be 'markdown' or 'html', not {fmt!r}")
+
+
+def write_report(report: CompetitionReport, folder: Path) -> tuple[Path, Path]:
+    """Write ``<federation>/<competition_id>.md`` and ``.html`` under ``folder``.
+
+    The competition id is user input: characters unsafe in a file name are replaced.
+
+    Returns
+    -------
+    tuple[Path, Path]
+        The Markdown and HTML paths.
+    """
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in report.competition_id).strip(".")
+    target = folder / (report.federation or "unknown")
+    target.mkdir(parents=True, exist_ok=True)
+    md, html = target / f"{safe or 'competition'}.md", target / f"{safe or 'competition'}.html"
+    md.write_text(render_report(report, fmt="markdown"), encoding="utf-8")
+    html.write_text(render_report(report, fmt="html"), encoding="utf-8")
+    return md, html
+
+
+# ------------------------------------------------------------------ nightly summary
+@dataclass(frozen=True)
+class NightlySummary:
+    """What one nightly run did (the flow's summary artifact)."""
+
+    as_of: date | None                 #: the run's date
+    files_seen: int                    #: files found in the inbox
+    files_skipped: int                 #: identical re-sends (already loaded)
+    files_unreadable: int              #: files quarantined because they could not be read
+    competitions: pl.DataFrame         #: federation, competition_id, name, status, source
+    players_affected: int              #: players whose rating changed
+    federations: tuple[str, ...] = ()  #: federations the run covered
+
+    @classmethod
+    def from_frames(
+        cls, *, files: pl.DataFrame, competitions: pl.DataFrame, changes: pl.DataFrame | None = None,
+        as_of: date | None = None, files_skipped: int = 0,
+    ) -> NightlySummary:
+        """Summarise a run from its frames.
+
+        ``files``: one row per file seen (``source``, optional ``n_findings`` and
+        ``format``; a null format or a reject finding without a competition marks it
+        unreadable). ``competitions``: competitions + ``status``. ``changes``: rating
+        changes (players affected = distinct players with a non-zero change).
+
+        Examples
+        --------
+        >>> s = NightlySummary.from_frames(
+        ...     files=pl.DataFrame({"source": ["a.csv", "b.xml"], "format": ["interchange-results", None]}),
+        ...     competitions=pl.DataFrame({"federation": ["ajusc"], "competition_id": ["C1"],
+        ...                                "status": ["accepted"]}),
+        ...     changes=pl.DataFrame({"player_id": ["1", "2", "2"], "change": [3.0, -1.0, 0.0]}))
+        >>> (s.files_seen, s.files_unreadable, s.players_affected)
+        (2, 1, 2)
+        """
+        unreadable = 0
+        if "format" in files.columns:
+            unreadable = int(files.get_column("format").is_null().sum())
+        affected = 0
+        if changes is not None and not changes.is_empty():
+            moved = changes.filter(pl.col("change").fill_null(0) != 0) if "change" in changes.columns else changes
+            keys = [c for c in ("federation", "player_id") if c in moved.columns]
+            affected = moved.select(keys).unique().height
+        feds: tuple[str, ...] = ()
+        if "federation" in competitions.columns:
+            feds = tuple(sorted(set(competitions.get_column("federation").drop_nulls().to_list())))
+        return cls(as_of=as_of, files_seen=files.height, files_skipped=files_skipped,
+                   files_unreadable=unreadable, competitions=competitions,
+                   players_affected=affected, federations=feds)
+
+    def counts(self) -> dict[str, int]:
+        """Competitions per status (accepted, accepted_with_exclusions, rejected, pending, superseded)."""
+        counts = {s: 0 for s in ("accepted", "accepted_with_exclusions", "rejected", "pending", "superseded")}
+        if "status" in self.competitions.columns:
+            for status in self.competitions.get_column("status").to_list():
+                key = status if status in counts else "pending"
+                counts[key] += 1
+        return counts
+
+
+def render_summary(summary: NightlySummary, *, fmt: Literal["markdown"] = "markdown") -> str:
+    """Render the nightly summary as Markdown.
+
+    Examples
+    --------
+    >>> s = NightlySummary(as_of=date(2026, 1, 5), files_seen=3, files_skipped=1, files_unreadable=0,
+    ...                    competitions=pl.DataFrame({"competition_id": ["C1"], "status": ["rejected"]}),
+    ...                    players_affected=0)
+    >>> print(render_summary(s).splitlines()[0])
+    # Nightly run 2026-01-05
+    """
+    if fmt != "markdown":
+        raise ReportError(f"the nightly summary renders as 'markdown', not {fmt!r}")
+    counts = summary.counts()
+    title = f"# Nightly run {summary.as_of.isoformat()}" if summary.as_of else "# Nightly run"
+    out = [title, ""]
+    if summary.federations:
+        out.append(f"Federations: {md_escape(', '.join(summary.federations))}")
+        out.append("")
+    out += [
+        "| | count |", "|---|---:|",
+        f"| Files seen | {summary.files_seen} |",
+        f"| Files already loaded (identical re-send) | {summary.files_skipped} |",
+        f"| Files unreadable (quarantined) | {summary.files_unreadable} |",
+        f"| Competitions accepted | {counts['accepted']} |",
+        f"| Competitions accepted with excluded games | {counts['accepted_with_exclusions']} |",
+        f"| Competitions rejected (quarantined) | {counts['rejected']} |",
+        f"| Competitions pending | {counts['pending']} |",
+        f"| Competitions superseded by a corrected file | {counts['superseded']} |",
+        f"| Players affected | {summary.players_affected} |",
+        "",
+    ]
+    comps = summary.competitions
+    if not comps.is_empty() and "competition_id" in comps.columns:
+        out += ["## Competitions", "", "| Federation | Competition | Name | Status | File |", "|---|---|---|---|---|"]
+        for r in comps.to_dicts():
+            out.append(
+                f"| {md_escape(r.get('federation'))} | {md_escape(r.get('competition_id'))} | "
+                f"{md_escape(r.get('name'))} | {md_escape(r.get('status'))} | {md_escape(r.get('source'))} |"
+            )
+    return "\n".join(out) + "\n"
