@@ -46,9 +46,11 @@ def _copy(conn: Connection, table: sa.Table, frame: pl.DataFrame) -> None:
     with driver.cursor() as cursor, cursor.copy(sql) as copy:  # type: ignore[union-attr]
         for start in range(0, frame.height, _CHUNK):
             chunk = frame.slice(start, _CHUNK)
-            # float_precision=None: polars writes the shortest text that reads back
-            # to the same double, so PostgreSQL holds exactly what SQLite holds.
-            copy.write(chunk.write_csv(include_header=False, null_value=_NULL).encode())
+            # Polars writes the shortest text that reads back to the same double, so
+            # PostgreSQL holds exactly what SQLite holds. Text is always quoted: only an
+            # unquoted \N is NULL to COPY, so a name that reads "\N" stays a name.
+            text = chunk.write_csv(include_header=False, null_value=_NULL, quote_style="non_numeric")
+            copy.write(text.encode())
 
 
 def insert_frame(conn: Connection, table: sa.Table, frame: pl.DataFrame) -> int:
