@@ -116,6 +116,7 @@ def _sqlite_setup(engine: Engine) -> None:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA cache_size=-262144")
         cursor.close()
 
     @event.listens_for(engine, "begin")

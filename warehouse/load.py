@@ -10,6 +10,7 @@ the same transaction, so a crash leaves either the old state or the new one.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -34,6 +35,7 @@ from warehouse.errors import BatchError
 from warehouse.models import (
     Bye,
     Competition,
+    DerivedState,
     Explanation,
     Federation,
     Finding,
@@ -78,6 +80,7 @@ _T_CHANGES = RatingChange.__table__  # type: ignore[attr-defined]
 _T_EXPLANATIONS = Explanation.__table__  # type: ignore[attr-defined]
 _T_RATINGS = Rating.__table__  # type: ignore[attr-defined]
 _T_SEED = SeedEntry.__table__  # type: ignore[attr-defined]
+_T_DERIVED_STATE = DerivedState.__table__  # type: ignore[attr-defined]
 
 _VALIDATION_STATUSES = ("accepted", "rejected")
 
@@ -231,6 +234,13 @@ def _replace_derived(
     explanations: pl.DataFrame | None,
     ratings: pl.DataFrame | None,
 ) -> None:
+    """Replace the federation's derived tables with the rating run's frames.
+
+    A table whose new content has the checksum recorded in ``derived_state`` is
+    left alone: the nightly run re-rates the whole history, and most nights
+    nothing changed.
+    """
+    plans: list[tuple[pl.DataFrame, sa.Table]] = []
     for frame, schema, table, what in (
         (changes, RATING_CHANGES_SCHEMA, _T_CHANGES, "changes"),
         (explanations, EXPLANATIONS_SCHEMA, _T_EXPLANATIONS, "explanations"),
@@ -241,8 +251,7 @@ def _replace_derived(
         missing = rows.filter(pl.col("competition_id").is_null() | pl.col("player_id").is_null())
         if missing.height:
             raise BatchError(f"{what} of {federation!r}: {missing.height} rows without competition_id or player_id")
-        conn.execute(sa.delete(table).where(table.c.federation == federation))
-        insert_frame(conn, table, rows.with_row_index("seq").with_columns(pl.col("seq").cast(pl.Int64)))
+        plans.append((rows.with_row_index("seq").with_columns(pl.col("seq").cast(pl.Int64)), table))
     if ratings is not None:
         rows = _own(ratings, RATINGS_SCHEMA, federation, "ratings")
         dup = rows.filter(pl.col("player_id").is_duplicated() | pl.col("player_id").is_null())
@@ -250,8 +259,25 @@ def _replace_derived(
             raise BatchError(
                 f"ratings of {federation!r}: player id {dup['player_id'][0]!r} is missing or listed twice"
             )
-        conn.execute(sa.delete(_T_RATINGS).where(_T_RATINGS.c.federation == federation))
-        insert_frame(conn, _T_RATINGS, rows)
+        plans.append((rows, _T_RATINGS))
+    if not plans:
+        return
+    state = _T_DERIVED_STATE
+    recorded = dict(
+        conn.execute(sa.select(state.c.table_name, state.c.content_sha256).where(state.c.federation == federation)).all()
+    )
+    for rows, table in plans:
+        digest = hashlib.sha256(rows.write_csv().encode()).hexdigest()
+        if recorded.get(table.name) == digest:
+            continue
+        conn.execute(sa.delete(table).where(table.c.federation == federation))
+        insert_frame(conn, table, rows)
+        conn.execute(sa.delete(state).where(state.c.federation == federation, state.c.table_name == table.name))
+        conn.execute(
+            sa.insert(state).values(
+                federation=federation, table_name=table.name, content_sha256=digest, n_rows=rows.height
+            )
+        )
 
 
 def _check_competitions(federation: str, competitions: pl.DataFrame, statuses: pl.Series) -> pl.DataFrame:

@@ -12,7 +12,10 @@ Conventions
 - Derived tables (``rating_changes``, ``explanations``, ``ratings``) are
   replaced per federation in the load's transaction; their key is
   ``(federation, seq)``, the row's position in the engine's output, so the same
-  history always gives the same rows.
+  history always gives the same rows. ``derived_state`` keeps a checksum of
+  each, so an unchanged rating run rewrites nothing. They carry no foreign
+  keys (a per-row check on millions of rows rewritten nightly, for a value the
+  loader writes itself) and few indexes, for the same reason.
 - Published lists (``rating_lists`` + ``rating_list_entries``) are immutable:
   triggers in the migration refuse UPDATE and DELETE.
 
@@ -30,6 +33,7 @@ from sqlmodel import Field, SQLModel
 __all__ = [
     "Bye",
     "Competition",
+    "DerivedState",
     "Explanation",
     "Federation",
     "Finding",
@@ -263,7 +267,7 @@ class RatingChange(SQLModel, table=True):
         sa.Index("ix_rating_changes_competition", "federation", "competition_id"),
     )
 
-    federation: str = Field(primary_key=True, foreign_key="federations.id", sa_type=_TEXT)
+    federation: str = Field(primary_key=True, sa_type=_TEXT)
     seq: int = Field(primary_key=True, sa_type=sa.BigInteger(), sa_column_kwargs={"autoincrement": False})
     competition_id: str = Field(sa_type=_TEXT)
     period: str | None = Field(default=None, sa_type=_TEXT)  #: FIDE rating period ``2025-11``
@@ -282,12 +286,10 @@ class Explanation(SQLModel, table=True):
     """Derived: how each game contributed to a player's rating change."""
 
     __tablename__ = "explanations"
-    __table_args__ = (
-        sa.Index("ix_explanations_player", "federation", "player_id"),
-        sa.Index("ix_explanations_competition", "federation", "competition_id"),
-    )
+    # The biggest table (two rows per game): one index only, for a player's history.
+    __table_args__ = (sa.Index("ix_explanations_player", "federation", "player_id"),)
 
-    federation: str = Field(primary_key=True, foreign_key="federations.id", sa_type=_TEXT)
+    federation: str = Field(primary_key=True, sa_type=_TEXT)
     seq: int = Field(primary_key=True, sa_type=sa.BigInteger(), sa_column_kwargs={"autoincrement": False})
     competition_id: str = Field(sa_type=_TEXT)
     period: str | None = Field(default=None, sa_type=_TEXT)
@@ -305,12 +307,23 @@ class Explanation(SQLModel, table=True):
     source_line: int | None = None
 
 
+class DerivedState(SQLModel, table=True):
+    """Checksum of each derived table's content per federation (skips identical rewrites)."""
+
+    __tablename__ = "derived_state"
+
+    federation: str = Field(primary_key=True, sa_type=_TEXT)
+    table_name: str = Field(primary_key=True, sa_type=_TEXT)  #: rating_changes | explanations | ratings
+    content_sha256: str = Field(sa_type=_TEXT)  #: sha256 of the rows as CSV
+    n_rows: int = Field(sa_type=sa.BigInteger())
+
+
 class Rating(SQLModel, table=True):
     """Derived: each player's current rating state (after the last rated competition)."""
 
     __tablename__ = "ratings"
 
-    federation: str = Field(primary_key=True, foreign_key="federations.id", sa_type=_TEXT)
+    federation: str = Field(primary_key=True, sa_type=_TEXT)
     player_id: str = Field(primary_key=True, sa_type=_TEXT)
     name: str | None = Field(default=None, sa_type=_TEXT)
     rating: float | None = Field(default=None, sa_type=_DOUBLE)  #: null: unrated (FIDE)

@@ -159,7 +159,7 @@ def batch_from_interchange(paths: list[Path], federation: str) -> LoadBatch:
     )
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def fide_batch() -> LoadBatch:
     """The real FIDE published-periods files (89 tournaments) as one batch."""
     if not FIDE_PERIODS.is_dir():
