@@ -1,1 +1,56 @@
-"""The SQL warehouse: SQLModel tables, migrations, exactly-once loads and the read API."""
+"""The SQL warehouse: SQLModel tables, migrations, exactly-once loads and the read API.
+
+Public API (``docs/CONTRACTS.md``, "warehouse")::
+
+    get_engine, redact, seen_checksums, load_seed, load_batch, history,
+    publish_list, rating_list, competition_report
+    LoadBatch, LoadResult, History, CompetitionDetail
+
+plus the additions ``current_ratings``, ``player_history``, ``register_federation``
+and the error classes of :mod:`warehouse.errors`.
+"""
+
+from warehouse.db import get_engine, redact
+from warehouse.errors import (
+    BatchError,
+    MigrationError,
+    UnknownCompetitionError,
+    WarehouseError,
+    WarehouseUnavailableError,
+)
+from warehouse.load import FILES_SCHEMA, LoadBatch, LoadResult, load_batch, load_seed, register_federation, seen_checksums
+from warehouse.query import (
+    CompetitionDetail,
+    History,
+    competition_report,
+    current_ratings,
+    history,
+    player_history,
+    publish_list,
+    rating_list,
+)
+
+__all__ = [
+    "FILES_SCHEMA",
+    "BatchError",
+    "CompetitionDetail",
+    "History",
+    "LoadBatch",
+    "LoadResult",
+    "MigrationError",
+    "UnknownCompetitionError",
+    "WarehouseError",
+    "WarehouseUnavailableError",
+    "competition_report",
+    "current_ratings",
+    "get_engine",
+    "history",
+    "load_batch",
+    "load_seed",
+    "player_history",
+    "publish_list",
+    "rating_list",
+    "redact",
+    "register_federation",
+    "seen_checksums",
+]

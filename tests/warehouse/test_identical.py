@@ -1,0 +1,55 @@
+"""The same run on SQLite and on PostgreSQL gives identical tables, row for row."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Callable
+
+import polars as pl
+import pytest
+from sqlalchemy.engine import Engine
+
+from tests.warehouse.test_load import _derived
+from warehouse import LoadBatch, load_batch, load_seed, publish_list
+from warehouse.testing import table_rows
+
+
+def _run(engine: Engine, fide: LoadBatch, tiny: Callable[..., LoadBatch]) -> None:
+    """A realistic sequence: seed, two batches, a correction with a rating run, two lists."""
+    seed = pl.DataFrame({"player_id": ["101", "102", "103"], "name": ["Àngel", "Berta", "Ça"],
+                         "rating": [1510.25, 1320.0, None], "games": [40, 12, 0],
+                         "as_of": [dt.date(2025, 9, 1)] * 3, "last_played": ["2024-25", None, None]})
+    load_seed(engine, "ajusc", seed, source="ajusc.ratings.csv", source_sha256="c" * 64)
+    load_batch(engine, fide)
+    load_batch(engine, tiny())
+    corrected = _derived(tiny("ajusc-open-corrected.results.csv"))
+    # Awkward doubles and text: full precision, quotes, commas and newlines must survive COPY.
+    changes = corrected.changes.with_columns(  # type: ignore[union-attr]
+        expected=pl.Series([1 / 3, 2 / 3, 0.1 + 0.2, 1e-300, -0.0, 123456789.123456789]),
+    )
+    players = corrected.players.with_columns(
+        name=pl.Series(['Joan "Xic", Puig', "Maria\nRosa", "", None, "Ñúñez", "\\N"]),
+    )
+    load_batch(engine, dataclasses.replace(corrected, changes=changes, players=players))
+    ranked = changes.select("federation", "player_id", pl.col("rating_after").alias("rating")).with_columns(
+        rank=pl.int_range(1, 7, dtype=pl.Int64)
+    )
+    publish_list(engine, "ajusc", ranked, as_of=dt.date(2025, 10, 1))
+    publish_list(engine, "ajusc", ranked.head(3), as_of=dt.date(2025, 11, 1))
+
+
+@pytest.mark.postgres
+def test_sqlite_and_postgres_tables_identical(
+    sqlite_engine: Engine, pg_engine: Engine, fide_batch: LoadBatch, tiny_batch: Callable[..., LoadBatch]
+) -> None:
+    _run(sqlite_engine, fide_batch, tiny_batch)
+    _run(pg_engine, fide_batch, tiny_batch)
+    on_sqlite = table_rows(sqlite_engine)
+    on_postgres = table_rows(pg_engine)
+    assert on_sqlite.keys() == on_postgres.keys()
+    for table in on_sqlite:
+        assert on_sqlite[table] == on_postgres[table], f"table {table} differs"
+    assert len(on_sqlite["games"]) == 621 + 18
+    assert len(on_sqlite["rating_list_entries"]) == 9
+    assert on_sqlite["rating_changes"][2][8] == 0.1 + 0.2  # bit for bit, not approximately

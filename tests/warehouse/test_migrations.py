@@ -1,0 +1,86 @@
+"""Migrations: an empty database upgraded to head matches the models exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+
+from warehouse import MigrationError, get_engine
+from warehouse.db import current_revision, head_revision
+from warehouse.models import metadata
+from warehouse.testing import temporary_postgres_database
+
+
+def _drift(engine: sa.Engine) -> list[object]:
+    with engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        return list(compare_metadata(context, metadata))
+
+
+def test_sqlite_empty_to_head_matches_models(tmp_path: Path) -> None:
+    engine = get_engine(f"sqlite:///{tmp_path / 'empty.db'}")
+    with engine.connect() as conn:
+        assert current_revision(conn) == head_revision()
+    assert _drift(engine) == []
+    assert set(metadata.tables) <= set(sa.inspect(engine).get_table_names())
+    engine.dispose()
+
+
+@pytest.mark.postgres
+def test_postgres_empty_to_head_matches_models(pg_server_url: str) -> None:
+    with temporary_postgres_database(pg_server_url, prefix="ratings_migrate_") as url:
+        engine = get_engine(url)
+        try:
+            with engine.connect() as conn:
+                assert current_revision(conn) == head_revision()
+            assert _drift(engine) == []
+        finally:
+            engine.dispose()
+
+
+def test_downgrade_to_base_and_up_again(tmp_path: Path) -> None:
+    from alembic import command
+
+    from warehouse.db import alembic_config
+
+    engine = get_engine(f"sqlite:///{tmp_path / 'w.db'}")
+    with engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "base")
+    assert set(sa.inspect(engine).get_table_names()) == {"alembic_version"}
+    engine.dispose()
+    engine = get_engine(f"sqlite:///{tmp_path / 'w.db'}")  # applies the pending migration again
+    assert _drift(engine) == []
+    engine.dispose()
+
+
+def test_refuses_a_revision_it_does_not_know(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'future.db'}"
+    get_engine(url).dispose()
+    raw = sa.create_engine(url)
+    with raw.begin() as conn:
+        conn.execute(sa.text("UPDATE alembic_version SET version_num = '9999_from_the_future'"))
+    raw.dispose()
+    with pytest.raises(MigrationError, match=r"revision '9999_from_the_future', unknown to this program"):
+        get_engine(url)
+
+
+def test_refuses_tables_made_by_hand(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'hand.db'}"
+    raw = sa.create_engine(url)
+    with raw.begin() as conn:
+        conn.execute(sa.text("CREATE TABLE games (id INTEGER PRIMARY KEY)"))
+    raw.dispose()
+    with pytest.raises(MigrationError, match=r"has tables \['games'\] but no migration record"):
+        get_engine(url)
+
+
+def test_read_only_open_refuses_pending_migrations(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    with pytest.raises(MigrationError, match=r"is at schema revision None, this program needs"):
+        get_engine(url, migrate_schema=False)
+    get_engine(url).dispose()
+    get_engine(url, migrate_schema=False).dispose()

@@ -1,0 +1,103 @@
+"""Set-based reads and writes of polars frames (no ORM object per row).
+
+PostgreSQL receives big tables through ``COPY ... FROM STDIN`` (psycopg 3),
+SQLite through one ``executemany`` per chunk of rows. Both run on the caller's
+connection, inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+__all__ = ["insert_frame", "next_id", "read_frame"]
+
+_CHUNK = 100_000
+# COPY's NULL marker; polars writes nulls as this string (see ``_copy``).
+_NULL = r"\N"
+
+
+def next_id(conn: Connection, table: sa.Table, column: str = "id") -> int:
+    """The next free key of ``table.column`` (``max + 1``; 1 for an empty table).
+
+    Keys come from the serialised write transaction, not from a sequence, so a
+    rolled-back load leaves no gap (PostgreSQL sequences are not transactional).
+    """
+    value = conn.execute(sa.select(sa.func.coalesce(sa.func.max(table.c[column]), 0))).scalar_one()
+    return int(value) + 1
+
+
+def _for_sqlite(frame: pl.DataFrame) -> pl.DataFrame:
+    # Stored the way SQLAlchemy's SQLite Date type stores them (ISO text), without
+    # relying on sqlite3's default date adapter (deprecated since Python 3.12).
+    return frame.with_columns(
+        pl.col(name).dt.to_string("%Y-%m-%d") for name, dtype in frame.schema.items() if dtype == pl.Date()
+    )
+
+
+def _copy(conn: Connection, table: sa.Table, frame: pl.DataFrame) -> None:
+    driver = conn.connection.driver_connection
+    columns = ", ".join(f'"{name}"' for name in frame.columns)
+    sql = f"COPY {table.name} ({columns}) FROM STDIN (FORMAT csv, NULL '{_NULL}')"
+    with driver.cursor() as cursor, cursor.copy(sql) as copy:  # type: ignore[union-attr]
+        for start in range(0, frame.height, _CHUNK):
+            chunk = frame.slice(start, _CHUNK)
+            # Polars writes the shortest text that reads back to the same double, so
+            # PostgreSQL holds exactly what SQLite holds. Text is always quoted: only an
+            # unquoted \N is NULL to COPY, so a name that reads "\N" stays a name.
+            text = chunk.write_csv(include_header=False, null_value=_NULL, quote_style="non_numeric")
+            copy.write(text.encode())
+
+
+def insert_frame(conn: Connection, table: sa.Table, frame: pl.DataFrame) -> int:
+    """Insert every row of ``frame`` (columns named as ``table``'s) into ``table``.
+
+    Parameters
+    ----------
+    conn
+        An open connection inside a transaction.
+    table
+        The target table; ``frame`` holds a subset of its columns.
+    frame
+        Rows to insert.
+
+    Returns
+    -------
+    int
+        Rows inserted.
+    """
+    if frame.height == 0:
+        return 0
+    if conn.dialect.name == "postgresql":
+        _copy(conn, table, frame)
+        return frame.height
+    frame = _for_sqlite(frame)
+    columns = ", ".join(f'"{name}"' for name in frame.columns)
+    marks = ", ".join("?" for _ in frame.columns)
+    sql = f"INSERT INTO {table.name} ({columns}) VALUES ({marks})"
+    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    try:
+        for start in range(0, frame.height, _CHUNK):
+            cursor.executemany(sql, frame.slice(start, _CHUNK).iter_rows())
+    finally:
+        cursor.close()
+    return frame.height
+
+
+def read_frame(
+    conn: Connection, query: sa.Select[Any], schema: dict[str, pl.DataType], *, names: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """Run a Core ``select`` and return its rows as a frame with ``schema``.
+
+    The select's columns are taken in order and named ``names`` (default: the
+    schema's keys), so the dialect's own type processing (dates on SQLite)
+    applies before polars sees the values.
+    """
+    names = list(names or schema.keys())
+    rows = conn.execute(query).all()
+    frame = pl.DataFrame(rows, schema=names, orient="row", infer_schema_length=None)
+    return frame.with_columns(pl.col(n).cast(schema[n], strict=False) for n in names if n in schema)

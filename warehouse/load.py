@@ -1,0 +1,560 @@
+"""Exactly-once, atomic loads into the warehouse.
+
+``load_batch`` writes one batch of files in ONE transaction: the ledger key
+``(federation, competition_id, source_sha256)`` makes a re-sent file a no-op,
+and a different checksum for a known competition supersedes the old version
+(kept, status ``superseded``). Derived tables are replaced per federation in
+the same transaction, so a crash leaves either the old state or the new one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from dataclasses import dataclass, field
+
+import polars as pl
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from formats.schema import (
+    BYES_SCHEMA,
+    COMPETITIONS_SCHEMA,
+    EXPLANATIONS_SCHEMA,
+    FINDINGS_SCHEMA,
+    GAMES_SCHEMA,
+    PLAYERS_SCHEMA,
+    RATING_CHANGES_SCHEMA,
+    RATINGS_SCHEMA,
+    conform,
+    empty,
+)
+from warehouse.bulk import insert_frame, next_id
+from warehouse.db import write_transaction
+from warehouse.errors import BatchError
+from warehouse.models import (
+    Bye,
+    Competition,
+    DerivedState,
+    Explanation,
+    Federation,
+    Finding,
+    Game,
+    LedgerEntry,
+    Load,
+    Player,
+    PlayerAlias,
+    Rating,
+    RatingChange,
+    SeedEntry,
+)
+
+__all__ = [
+    "FILES_SCHEMA",
+    "LoadBatch",
+    "LoadResult",
+    "load_batch",
+    "load_seed",
+    "register_federation",
+    "seen_checksums",
+]
+
+#: ``LoadBatch.files``: one row per file read.
+FILES_SCHEMA: dict[str, pl.DataType] = {
+    "source": pl.Utf8(),
+    "source_sha256": pl.Utf8(),
+    "format": pl.Utf8(),
+    "n_findings": pl.Int64(),
+}
+
+_T_COMPETITIONS = Competition.__table__  # type: ignore[attr-defined]
+_T_GAMES = Game.__table__  # type: ignore[attr-defined]
+_T_BYES = Bye.__table__  # type: ignore[attr-defined]
+_T_FINDINGS = Finding.__table__  # type: ignore[attr-defined]
+_T_LEDGER = LedgerEntry.__table__  # type: ignore[attr-defined]
+_T_LOADS = Load.__table__  # type: ignore[attr-defined]
+_T_FEDERATIONS = Federation.__table__  # type: ignore[attr-defined]
+_T_PLAYERS = Player.__table__  # type: ignore[attr-defined]
+_T_ALIASES = PlayerAlias.__table__  # type: ignore[attr-defined]
+_T_CHANGES = RatingChange.__table__  # type: ignore[attr-defined]
+_T_EXPLANATIONS = Explanation.__table__  # type: ignore[attr-defined]
+_T_RATINGS = Rating.__table__  # type: ignore[attr-defined]
+_T_SEED = SeedEntry.__table__  # type: ignore[attr-defined]
+_T_DERIVED_STATE = DerivedState.__table__  # type: ignore[attr-defined]
+
+_VALIDATION_STATUSES = ("accepted", "rejected")
+
+
+@dataclass(frozen=True)
+class LoadBatch:
+    """Everything one flow run read, validated (and optionally rated) for one federation."""
+
+    federation: str  #: federation id; every frame's ``federation`` must match (nulls are filled)
+    files: pl.DataFrame  #: FILES_SCHEMA: one row per file read (source, source_sha256, format, n_findings)
+    competitions: pl.DataFrame  #: COMPETITIONS_SCHEMA + ``status`` (accepted | rejected)
+    players: pl.DataFrame  #: PLAYERS_SCHEMA
+    games: pl.DataFrame  #: GAMES_SCHEMA + optional bool ``rated`` (absent: played games are rated)
+    byes: pl.DataFrame  #: BYES_SCHEMA
+    findings: pl.DataFrame  #: FINDINGS_SCHEMA
+    changes: pl.DataFrame | None = None  #: RATING_CHANGES_SCHEMA over the whole history (replaces)
+    explanations: pl.DataFrame | None = None  #: EXPLANATIONS_SCHEMA (replaces)
+    ratings: pl.DataFrame | None = None  #: RATINGS_SCHEMA, the state after the last competition (replaces)
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """What a load did."""
+
+    files_loaded: int  #: files with at least one new ledger key
+    files_skipped: int  #: already in the ledger (identical re-send)
+    competitions_loaded: int  #: new competition versions
+    competitions_superseded: int  #: older versions marked ``superseded``
+    games_loaded: int  #: game rows inserted
+    load_id: int | None = field(default=None)  #: row in ``loads`` (None: nothing new)
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def register_federation(
+    engine_or_conn: Engine | Connection,
+    federation: str,
+    *,
+    name: str | None = None,
+    game: str | None = None,
+    system: str | None = None,
+) -> None:
+    """Make sure ``federations`` has a row for ``federation``; fill the given details.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> engine = get_engine("sqlite://")
+    >>> register_federation(engine, "fide", name="Fédération Internationale des Échecs", system="fide-elo")
+    """
+    if isinstance(engine_or_conn, Engine):
+        with write_transaction(engine_or_conn) as conn:
+            register_federation(conn, federation, name=name, game=game, system=system)
+        return
+    conn = engine_or_conn
+    exists = conn.execute(sa.select(_T_FEDERATIONS.c.id).where(_T_FEDERATIONS.c.id == federation)).first()
+    if exists is None:
+        conn.execute(sa.insert(_T_FEDERATIONS).values(id=federation, name=name, game=game, system=system))
+        return
+    details = {k: v for k, v in {"name": name, "game": game, "system": system}.items() if v is not None}
+    if details:
+        conn.execute(sa.update(_T_FEDERATIONS).where(_T_FEDERATIONS.c.id == federation).values(**details))
+
+
+def seen_checksums(engine: Engine, federation: str | None = None) -> set[str]:
+    """Checksums of the files already in the load ledger (the flow skips them early).
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> seen_checksums(get_engine("sqlite://"), "fide")
+    set()
+    """
+    query = sa.select(_T_LEDGER.c.source_sha256).distinct()
+    if federation is not None:
+        query = query.where(_T_LEDGER.c.federation == federation)
+    with engine.connect() as conn:
+        return {row[0] for row in conn.execute(query)}
+
+
+def _own(frame: pl.DataFrame | None, schema: dict[str, pl.DataType], federation: str, what: str) -> pl.DataFrame:
+    """Conform ``frame`` and check it belongs to ``federation`` (nulls are filled)."""
+    if frame is None:
+        return empty(schema)
+    out = conform(frame, schema)
+    if "federation" in schema:
+        out = out.with_columns(pl.col("federation").fill_null(federation))
+        other = out.filter(pl.col("federation") != federation)
+        if other.height:
+            raise BatchError(
+                f"{what} of a {federation!r} batch holds rows of federation "
+                f"{other['federation'][0]!r} (first of {other.height})"
+            )
+    return out
+
+
+def _with_extra(frame: pl.DataFrame, base: pl.DataFrame, column: str, dtype: pl.DataType) -> pl.DataFrame:
+    if column in frame.columns:
+        return base.with_columns(frame[column].cast(dtype, strict=False).alias(column))
+    return base.with_columns(pl.lit(None, dtype).alias(column))
+
+
+def _stage_players(conn: Connection, federation: str, players: pl.DataFrame) -> None:
+    """Upsert players set-based; a changed name keeps the old one as an alias.
+
+    A staging table and two ``INSERT ... SELECT ... ON CONFLICT`` statements
+    (the same SQL on SQLite and PostgreSQL): known values are never erased by
+    a file that lacks them.
+    """
+    players = players.filter(pl.col("player_id").is_not_null()).unique(
+        subset=["federation", "player_id"], keep="last", maintain_order=True
+    )
+    if players.height == 0:
+        return
+    cols = list(PLAYERS_SCHEMA)
+    ddl_cols = ", ".join(
+        f'"{c}" {"DOUBLE PRECISION" if c == "declared_rating" else "INTEGER" if c == "birth_year" else "TEXT"}'
+        for c in cols
+    )
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql(f"CREATE TEMP TABLE stage_players ({ddl_cols}) ON COMMIT DROP")
+    else:
+        conn.exec_driver_sql(f"CREATE TEMP TABLE IF NOT EXISTS stage_players ({ddl_cols})")
+        conn.exec_driver_sql("DELETE FROM temp.stage_players")
+    stage = sa.Table("stage_players", sa.MetaData(), *(sa.Column(c) for c in cols))
+    insert_frame(conn, stage, players)
+    conn.exec_driver_sql(
+        "INSERT INTO player_aliases (federation, player_id, alias) "
+        "SELECT p.federation, p.player_id, p.name FROM players p JOIN stage_players s "
+        "ON p.federation = s.federation AND p.player_id = s.player_id "
+        "WHERE s.name IS NOT NULL AND p.name IS NOT NULL AND p.name <> s.name "
+        "ON CONFLICT DO NOTHING"
+    )
+    names = ", ".join(f'"{c}"' for c in cols)
+    updates = ", ".join(f'"{c}" = COALESCE(excluded."{c}", players."{c}")' for c in cols[2:])
+    # "WHERE true": SQLite's parser needs it between INSERT ... SELECT and ON CONFLICT.
+    conn.exec_driver_sql(
+        f"INSERT INTO players ({names}) SELECT {names} FROM stage_players WHERE true "
+        f"ON CONFLICT (federation, player_id) DO UPDATE SET {updates}"
+    )
+    if conn.dialect.name != "postgresql":
+        conn.exec_driver_sql("DELETE FROM temp.stage_players")
+
+
+def _replace_derived(
+    conn: Connection,
+    federation: str,
+    changes: pl.DataFrame | None,
+    explanations: pl.DataFrame | None,
+    ratings: pl.DataFrame | None,
+) -> None:
+    """Replace the federation's derived tables with the rating run's frames.
+
+    A table whose new content has the checksum recorded in ``derived_state`` is
+    left alone: the nightly run re-rates the whole history, and most nights
+    nothing changed.
+    """
+    plans: list[tuple[pl.DataFrame, sa.Table]] = []
+    for frame, schema, table, what in (
+        (changes, RATING_CHANGES_SCHEMA, _T_CHANGES, "changes"),
+        (explanations, EXPLANATIONS_SCHEMA, _T_EXPLANATIONS, "explanations"),
+    ):
+        if frame is None:
+            continue
+        rows = _own(frame, schema, federation, what)
+        missing = rows.filter(pl.col("competition_id").is_null() | pl.col("player_id").is_null())
+        if missing.height:
+            raise BatchError(f"{what} of {federation!r}: {missing.height} rows without competition_id or player_id")
+        plans.append((rows.with_row_index("seq").with_columns(pl.col("seq").cast(pl.Int64)), table))
+    if ratings is not None:
+        rows = _own(ratings, RATINGS_SCHEMA, federation, "ratings")
+        dup = rows.filter(pl.col("player_id").is_duplicated() | pl.col("player_id").is_null())
+        if dup.height:
+            raise BatchError(
+                f"ratings of {federation!r}: player id {dup['player_id'][0]!r} is missing or listed twice"
+            )
+        plans.append((rows, _T_RATINGS))
+    if not plans:
+        return
+    state = _T_DERIVED_STATE
+    recorded = dict(
+        conn.execute(sa.select(state.c.table_name, state.c.content_sha256).where(state.c.federation == federation)).all()
+    )
+    for rows, table in plans:
+        digest = hashlib.sha256(rows.write_csv().encode()).hexdigest()
+        if recorded.get(table.name) == digest:
+            continue
+        conn.execute(sa.delete(table).where(table.c.federation == federation))
+        insert_frame(conn, table, rows)
+        conn.execute(sa.delete(state).where(state.c.federation == federation, state.c.table_name == table.name))
+        conn.execute(
+            sa.insert(state).values(
+                federation=federation, table_name=table.name, content_sha256=digest, n_rows=rows.height
+            )
+        )
+
+
+def _check_competitions(federation: str, competitions: pl.DataFrame, statuses: pl.Series) -> pl.DataFrame:
+    comps = competitions.with_columns(statuses.alias("status"))
+    for column in ("competition_id", "source_sha256"):
+        bad = comps.filter(pl.col(column).is_null())
+        if bad.height:
+            raise BatchError(
+                f"competition {bad['competition_id'][0]!r} from {bad['source'][0]!r} has no {column}"
+            )
+    bad = comps.filter(~pl.col("status").is_in(_VALIDATION_STATUSES) | pl.col("status").is_null())
+    if bad.height:
+        raise BatchError(
+            f"competition {bad['competition_id'][0]!r} from {bad['source'][0]!r} has status "
+            f"{bad['status'][0]!r}; expected one of {', '.join(_VALIDATION_STATUSES)}"
+        )
+    comps = comps.unique(subset=["competition_id", "source_sha256"], keep="first", maintain_order=True)
+    twice = comps.filter(pl.col("competition_id").is_duplicated())
+    if twice.height:
+        cid = twice["competition_id"][0]
+        sources = ", ".join(str(s) for s in twice.filter(pl.col("competition_id") == cid)["source"])
+        raise BatchError(
+            f"competition {cid!r} of {federation!r} comes from two different files in one batch "
+            f"({sources}): load each version in its own batch"
+        )
+    return comps
+
+
+def load_batch(engine: Engine, batch: LoadBatch) -> LoadResult:
+    """Load one batch in one transaction, exactly once per file version.
+
+    Parameters
+    ----------
+    engine
+        From :func:`warehouse.get_engine`.
+    batch
+        What the flow read and validated; see :class:`LoadBatch`.
+
+    Returns
+    -------
+    LoadResult
+        Counts of what was loaded, skipped and superseded.
+
+    Raises
+    ------
+    BatchError
+        The batch breaks the contract (rows of another federation, a
+        competition without status or checksum, games of a competition the
+        batch does not hold, one competition from two files). Nothing is written.
+
+    Notes
+    -----
+    Identity of a file version is ``(federation, competition_id, source_sha256)``
+    in ``load_ledger`` (``competition_id = ''`` for a file without
+    competitions). Findings and byes of a skipped file are not written again;
+    players are upserted only when at least one file is new. Derived tables are
+    replaced whenever the batch carries them.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> from formats.schema import empty, FINDINGS_SCHEMA, BYES_SCHEMA, PLAYERS_SCHEMA
+    >>> engine = get_engine("sqlite://")
+    >>> comps = pl.DataFrame({"competition_id": ["open-1"], "name": ["Open"],
+    ...     "end_date": [dt.date(2025, 3, 2)], "source": ["open.results.csv"],
+    ...     "source_sha256": ["ab12"], "status": ["accepted"]})
+    >>> games = pl.DataFrame({"competition_id": ["open-1"], "round": [1], "player_a": ["7"],
+    ...     "player_b": ["9"], "score_a": [1.0], "status": ["played"], "source_line": [2]})
+    >>> batch = LoadBatch("ajusc", pl.DataFrame({"source": ["open.results.csv"], "source_sha256": ["ab12"]}),
+    ...     comps, empty(PLAYERS_SCHEMA), games, empty(BYES_SCHEMA), empty(FINDINGS_SCHEMA))
+    >>> load_batch(engine, batch)
+    LoadResult(files_loaded=1, files_skipped=0, competitions_loaded=1, competitions_superseded=0, games_loaded=1, load_id=1)
+    >>> load_batch(engine, batch).files_skipped
+    1
+    """
+    fed = batch.federation
+    if not fed:
+        raise BatchError("a load batch needs a federation id")
+    raw_comps = batch.competitions
+    statuses = (
+        raw_comps["status"].cast(pl.Utf8, strict=False)
+        if "status" in raw_comps.columns
+        else pl.Series("status", [None] * raw_comps.height, dtype=pl.Utf8)
+    )
+    comps = _check_competitions(fed, _own(raw_comps, COMPETITIONS_SCHEMA, fed, "competitions"), statuses)
+    games = _own(batch.games, GAMES_SCHEMA, fed, "games")
+    games = _with_extra(batch.games, games, "rated", pl.Boolean()).with_columns(
+        pl.col("rated").fill_null(pl.col("status") == "played")
+    )
+    byes = _own(batch.byes, BYES_SCHEMA, fed, "byes")
+    findings = _own(batch.findings, FINDINGS_SCHEMA, fed, "findings")
+    players = _own(batch.players, PLAYERS_SCHEMA, fed, "players")
+    known = set(comps["competition_id"].to_list())
+    for frame, what in ((games, "games"), (byes, "byes")):
+        stray = frame.filter(~pl.col("competition_id").is_in(list(known)) | pl.col("competition_id").is_null())
+        if stray.height:
+            raise BatchError(
+                f"{what} of a {fed!r} batch belong to competition {stray['competition_id'][0]!r}, "
+                f"which the batch does not hold (source line {stray['source_line'][0]})"
+            )
+
+    # Every file of the batch, including ones only known through their competitions.
+    files = conform(batch.files, FILES_SCHEMA).filter(pl.col("source_sha256").is_not_null())
+    files = pl.concat(
+        [files, comps.select("source", "source_sha256").with_columns(
+            pl.lit(None, pl.Utf8).alias("format"), pl.lit(None, pl.Int64).alias("n_findings"))],
+        how="vertical",
+    ).unique(subset=["source_sha256"], keep="first", maintain_order=True)
+
+    with write_transaction(engine) as conn:
+        register_federation(conn, fed)
+        shas = files["source_sha256"].to_list()
+        seen = {
+            (cid, sha)
+            for cid, sha in conn.execute(
+                sa.select(_T_LEDGER.c.competition_id, _T_LEDGER.c.source_sha256).where(
+                    _T_LEDGER.c.federation == fed, _T_LEDGER.c.source_sha256.in_(shas)
+                )
+            )
+        } if shas else set()
+        comp_keys = list(zip(comps["competition_id"].to_list(), comps["source_sha256"].to_list(), strict=True))
+        new_comps = comps.filter(pl.Series([key not in seen for key in comp_keys], dtype=pl.Boolean))
+        shas_with_comps = set(comps["source_sha256"].to_list())
+        loaded_shas = set(new_comps["source_sha256"].to_list()) | {
+            sha for sha in shas if sha not in shas_with_comps and ("", sha) not in seen
+        }
+        files_loaded = files.filter(pl.col("source_sha256").is_in(list(loaded_shas)))
+        files_skipped = files.height - files_loaded.height
+
+        if files_loaded.height == 0:
+            _replace_derived(conn, fed, batch.changes, batch.explanations, batch.ratings)
+            return LoadResult(0, files_skipped, 0, 0, 0)
+
+        # Versions already in the warehouse for the competitions arriving now.
+        new_ids = new_comps["competition_id"].to_list()
+        prior: dict[str, tuple[int, int | None]] = {}
+        if new_ids:
+            current = sa.case((_T_COMPETITIONS.c.status != "superseded", _T_COMPETITIONS.c.id))
+            query = (
+                sa.select(_T_COMPETITIONS.c.competition_id, sa.func.max(_T_COMPETITIONS.c.version), sa.func.max(current))
+                .where(_T_COMPETITIONS.c.federation == fed, _T_COMPETITIONS.c.competition_id.in_(new_ids))
+                .group_by(_T_COMPETITIONS.c.competition_id)
+            )
+            prior = {cid: (int(version), key) for cid, version, key in conn.execute(query)}
+        superseded = [key for _, key in prior.values() if key is not None]
+
+        load_id = next_id(conn, _T_LOADS)
+        first_comp = next_id(conn, _T_COMPETITIONS)
+        versions = [prior.get(cid, (0, None))[0] + 1 for cid in new_ids]
+        new_comps = new_comps.with_columns(
+            pl.int_range(first_comp, first_comp + new_comps.height, dtype=pl.Int64).alias("id"),
+            pl.Series("version", versions, dtype=pl.Int64),
+            pl.col("status").alias("outcome"),
+            pl.lit(load_id, pl.Int64).alias("load_id"),
+        )
+        key_of = new_comps.select("competition_id", pl.col("id").alias("competition_key"))
+
+        new_games = games.join(key_of, on="competition_id", how="inner", maintain_order="left")
+        new_byes = byes.join(key_of, on="competition_id", how="inner", maintain_order="left")
+        loaded_sources = files_loaded["source"].drop_nulls().to_list()
+        tied = findings.join(key_of, on="competition_id", how="left", maintain_order="left")
+        new_findings = tied.filter(
+            pl.col("competition_key").is_not_null()
+            | (~pl.col("competition_id").is_in(list(known)).fill_null(False) & pl.col("source").is_in(loaded_sources))
+        )
+
+        conn.execute(
+            sa.insert(_T_LOADS).values(
+                id=load_id, federation=fed, kind="results", loaded_at=_now(),
+                files_loaded=files_loaded.height, files_skipped=files_skipped,
+                competitions_loaded=new_comps.height, competitions_superseded=len(superseded),
+                games_loaded=new_games.height,
+            )
+        )
+        if superseded:
+            conn.execute(
+                sa.update(_T_COMPETITIONS).where(_T_COMPETITIONS.c.id.in_(superseded)).values(status="superseded")
+            )
+        insert_frame(conn, _T_COMPETITIONS, new_comps)
+
+        file_info = files.select("source_sha256", "format", "n_findings")
+        ledger = pl.concat(
+            [
+                new_comps.select("competition_id", "source_sha256", "source"),
+                files_loaded.filter(~pl.col("source_sha256").is_in(list(shas_with_comps))).select(
+                    pl.lit("").alias("competition_id"), "source_sha256", "source"
+                ),
+            ]
+        ).join(file_info, on="source_sha256", how="left", maintain_order="left")
+        first_ledger = next_id(conn, _T_LEDGER)
+        ledger = ledger.with_columns(
+            pl.int_range(first_ledger, first_ledger + ledger.height, dtype=pl.Int64).alias("id"),
+            pl.lit(fed).alias("federation"),
+            pl.when(pl.col("competition_id") == "").then(pl.lit("file")).otherwise(pl.lit("results")).alias("kind"),
+            pl.lit(load_id, pl.Int64).alias("load_id"),
+        )
+        insert_frame(conn, _T_LEDGER, ledger)
+
+        for frame, table in ((new_games, _T_GAMES), (new_byes, _T_BYES)):
+            first = next_id(conn, table)
+            insert_frame(
+                conn, table,
+                frame.with_columns(pl.int_range(first, first + frame.height, dtype=pl.Int64).alias("id")),
+            )
+        first = next_id(conn, _T_FINDINGS)
+        insert_frame(
+            conn, _T_FINDINGS,
+            new_findings.with_columns(
+                pl.int_range(first, first + new_findings.height, dtype=pl.Int64).alias("id"),
+                pl.lit(load_id, pl.Int64).alias("load_id"),
+            ),
+        )
+        _stage_players(conn, fed, players)
+        _replace_derived(conn, fed, batch.changes, batch.explanations, batch.ratings)
+        return LoadResult(
+            files_loaded=files_loaded.height,
+            files_skipped=files_skipped,
+            competitions_loaded=new_comps.height,
+            competitions_superseded=len(superseded),
+            games_loaded=new_games.height,
+            load_id=load_id,
+        )
+
+
+def load_seed(
+    engine: Engine, federation: str, ratings: pl.DataFrame, *, source: str, source_sha256: str
+) -> int:
+    """Store a federation's starting list (exactly once per file); return the rows loaded.
+
+    The list's players are upserted into ``players`` too, so reports have names.
+    A seed file already in the ledger loads nothing (returns 0).
+
+    Raises
+    ------
+    BatchError
+        Rows of another federation, or a player id missing or listed twice.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> engine = get_engine("sqlite://")
+    >>> seed = pl.DataFrame({"player_id": ["7", "9"], "name": ["Anna", "Berta"], "rating": [1510.0, 1320.0]})
+    >>> load_seed(engine, "ajusc", seed, source="ajusc.ratings.csv", source_sha256="cd34")
+    2
+    >>> load_seed(engine, "ajusc", seed, source="ajusc.ratings.csv", source_sha256="cd34")
+    0
+    """
+    rows = _own(ratings, RATINGS_SCHEMA, federation, "seed list")
+    dup = rows.filter(pl.col("player_id").is_duplicated() | pl.col("player_id").is_null())
+    if dup.height:
+        raise BatchError(
+            f"seed list {source}: player id {dup['player_id'][0]!r} is missing or listed twice"
+        )
+    with write_transaction(engine) as conn:
+        register_federation(conn, federation)
+        done = conn.execute(
+            sa.select(_T_LEDGER.c.id).where(
+                _T_LEDGER.c.federation == federation,
+                _T_LEDGER.c.competition_id == "",
+                _T_LEDGER.c.source_sha256 == source_sha256,
+            )
+        ).first()
+        if done is not None:
+            return 0
+        load_id = next_id(conn, _T_LOADS)
+        conn.execute(
+            sa.insert(_T_LOADS).values(
+                id=load_id, federation=federation, kind="seed", loaded_at=_now(), files_loaded=1
+            )
+        )
+        ledger_id = next_id(conn, _T_LEDGER)
+        conn.execute(
+            sa.insert(_T_LEDGER).values(
+                id=ledger_id, federation=federation, competition_id="", source_sha256=source_sha256,
+                source=source, format="ratings", kind="seed", n_findings=None, load_id=load_id,
+            )
+        )
+        insert_frame(conn, _T_SEED, rows.with_columns(pl.lit(ledger_id, pl.Int64).alias("ledger_id")))
+        _stage_players(conn, federation, conform(rows, PLAYERS_SCHEMA))
+        return rows.height

@@ -1,0 +1,344 @@
+"""The read API: history for the engine, lists, player histories, competition reports."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from formats.schema import (
+    BYES_SCHEMA,
+    COMPETITIONS_SCHEMA,
+    FINDINGS_SCHEMA,
+    GAMES_SCHEMA,
+    PLAYERS_SCHEMA,
+    RATING_CHANGES_SCHEMA,
+    RATING_LIST_SCHEMA,
+    RATINGS_SCHEMA,
+    conform,
+    empty,
+)
+from warehouse.bulk import insert_frame, next_id, read_frame
+from warehouse.db import write_transaction
+from warehouse.errors import UnknownCompetitionError
+from warehouse.load import _own, register_federation
+from warehouse.models import (
+    Bye,
+    Competition,
+    Finding,
+    Game,
+    LedgerEntry,
+    Player,
+    Rating,
+    RatingChange,
+    RatingList,
+    RatingListEntry,
+    SeedEntry,
+)
+
+__all__ = [
+    "CompetitionDetail",
+    "History",
+    "competition_report",
+    "current_ratings",
+    "history",
+    "player_history",
+    "publish_list",
+    "rating_list",
+]
+
+_C = Competition.__table__.c  # type: ignore[attr-defined]
+_G = Game.__table__.c  # type: ignore[attr-defined]
+_B = Bye.__table__.c  # type: ignore[attr-defined]
+_F = Finding.__table__.c  # type: ignore[attr-defined]
+_L = LedgerEntry.__table__.c  # type: ignore[attr-defined]
+_P = Player.__table__.c  # type: ignore[attr-defined]
+_R = Rating.__table__.c  # type: ignore[attr-defined]
+_RC = RatingChange.__table__.c  # type: ignore[attr-defined]
+_S = SeedEntry.__table__.c  # type: ignore[attr-defined]
+_RL = RatingList.__table__  # type: ignore[attr-defined]
+_RLE = RatingListEntry.__table__  # type: ignore[attr-defined]
+
+_WITH_STATUS = {**COMPETITIONS_SCHEMA, "status": pl.Utf8()}
+_GAMES_RATED = {**GAMES_SCHEMA, "rated": pl.Boolean()}
+
+
+def _cols(columns: Any, schema: dict[str, pl.DataType]) -> list[Any]:
+    return [columns[name] for name in schema]
+
+
+@dataclass(frozen=True)
+class History:
+    """The current (non-superseded) history of one federation: what the engine re-rates."""
+
+    seed: pl.DataFrame  #: RATINGS_SCHEMA, the latest seeded starting list (possibly empty)
+    competitions: pl.DataFrame  #: COMPETITIONS_SCHEMA + status (accepted and rejected), by end date
+    games: pl.DataFrame  #: GAMES_SCHEMA + rated, of the current versions, keeping ``source_line``
+    players: pl.DataFrame  #: PLAYERS_SCHEMA, every player the federation's files named
+
+
+@dataclass(frozen=True)
+class CompetitionDetail:
+    """Everything the warehouse knows about one competition (its latest version first)."""
+
+    competition: dict[str, Any]  #: the latest version's row (status, source, source_sha256, version, ...)
+    findings: pl.DataFrame  #: FINDINGS_SCHEMA, of the latest version
+    changes: pl.DataFrame  #: RATING_CHANGES_SCHEMA + name (empty when not rated)
+    games: pl.DataFrame  #: GAMES_SCHEMA + rated, of the latest version
+    byes: pl.DataFrame  #: BYES_SCHEMA, of the latest version
+    versions: pl.DataFrame  #: every version: version, status, outcome, source, source_sha256, loaded load_id
+
+
+def history(engine: Engine, federation: str) -> History:
+    """Read the federation's current history (superseded versions left out).
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> h = history(get_engine("sqlite://"), "fide")
+    >>> h.games.columns[-2:]
+    ['source_line', 'rated']
+    """
+    current = (_C.federation == federation) & (_C.status != "superseded")
+    with engine.connect() as conn:
+        seed_ledger = conn.execute(
+            sa.select(sa.func.max(_L.id)).where(
+                _L.federation == federation, _L.kind == "seed"
+            )
+        ).scalar()
+        seed = read_frame(
+            conn,
+            sa.select(*_cols(_S, RATINGS_SCHEMA)).where(_S.ledger_id == seed_ledger).order_by(_S.player_id),
+            RATINGS_SCHEMA,
+        ) if seed_ledger is not None else empty(RATINGS_SCHEMA)
+        competitions = read_frame(
+            conn,
+            sa.select(*_cols(_C, _WITH_STATUS)).where(current).order_by(_C.end_date, _C.start_date, _C.competition_id),
+            _WITH_STATUS,
+        )
+        games = read_frame(
+            conn,
+            sa.select(*_cols(_G, _GAMES_RATED))
+            .join(Competition.__table__, _C.id == _G.competition_key)  # type: ignore[attr-defined]
+            .where(current)
+            .order_by(_G.id),
+            _GAMES_RATED,
+        )
+        players = read_frame(
+            conn, sa.select(*_cols(_P, PLAYERS_SCHEMA)).where(_P.federation == federation).order_by(_P.player_id),
+            PLAYERS_SCHEMA,
+        )
+    return History(seed=seed, competitions=competitions, games=games, players=players)
+
+
+def _content_sha256(frame: pl.DataFrame) -> str:
+    return hashlib.sha256(frame.write_csv().encode()).hexdigest()
+
+
+def publish_list(engine: Engine, federation: str, rating_list: pl.DataFrame, *, as_of: dt.date) -> int | None:
+    """Store ``rating_list`` as the federation's next edition, unless it equals the latest.
+
+    Parameters
+    ----------
+    engine
+        From :func:`warehouse.get_engine`.
+    federation
+        Federation id.
+    rating_list
+        RATING_LIST_SCHEMA, in the published order (kept as ``position``).
+    as_of
+        The date the list is in force from.
+
+    Returns
+    -------
+    int or None
+        The new edition number (1, 2, ...), or None when the rows are identical
+        to the latest edition's (nothing is stored).
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> engine = get_engine("sqlite://")
+    >>> lst = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1510.0], "rank": [1]})
+    >>> publish_list(engine, "ajusc", lst, as_of=dt.date(2025, 9, 1))
+    1
+    >>> publish_list(engine, "ajusc", lst, as_of=dt.date(2025, 10, 1)) is None
+    True
+    """
+    rows = _own(rating_list, RATING_LIST_SCHEMA, federation, "rating list")
+    digest = _content_sha256(rows)
+    with write_transaction(engine) as conn:
+        register_federation(conn, federation)
+        latest = conn.execute(
+            sa.select(_RL.c.edition, _RL.c.content_sha256)
+            .where(_RL.c.federation == federation)
+            .order_by(_RL.c.edition.desc())
+            .limit(1)
+        ).first()
+        if latest is not None and latest.content_sha256 == digest:
+            return None
+        edition = 1 if latest is None else int(latest.edition) + 1
+        list_id = next_id(conn, _RL)
+        conn.execute(
+            sa.insert(_RL).values(
+                id=list_id, federation=federation, edition=edition, as_of=as_of,
+                published_at=dt.datetime.now(dt.UTC), n_players=rows.height, content_sha256=digest,
+            )
+        )
+        insert_frame(
+            conn, _RLE,
+            rows.with_columns(
+                pl.lit(list_id, pl.Int64).alias("list_id"),
+                pl.int_range(1, rows.height + 1, dtype=pl.Int64).alias("position"),
+            ),
+        )
+        return edition
+
+
+def rating_list(engine: Engine, federation: str, *, as_of: dt.date | None = None) -> pl.DataFrame:
+    """The list in force on ``as_of``: the latest edition dated on or before it.
+
+    ``as_of=None`` gives the latest edition. Empty (RATING_LIST_SCHEMA) when no
+    edition was in force yet.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> engine = get_engine("sqlite://")
+    >>> lst = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1510.0], "rank": [1]})
+    >>> publish_list(engine, "ajusc", lst, as_of=dt.date(2025, 9, 1))
+    1
+    >>> rating_list(engine, "ajusc", as_of=dt.date(2025, 9, 30))
+    shape: (1, 8)
+    ┌────────────┬───────────┬──────┬────────┬───────┬────────┬──────────┬──────┐
+    │ federation ┆ player_id ┆ name ┆ rating ┆ games ┆ status ┆ category ┆ rank │
+    │ ---        ┆ ---       ┆ ---  ┆ ---    ┆ ---   ┆ ---    ┆ ---      ┆ ---  │
+    │ str        ┆ str       ┆ str  ┆ f64    ┆ i64   ┆ str    ┆ str      ┆ i64  │
+    ╞════════════╪═══════════╪══════╪════════╪═══════╪════════╪══════════╪══════╡
+    │ ajusc      ┆ 7         ┆ Anna ┆ 1510.0 ┆ null  ┆ null   ┆ null     ┆ 1    │
+    └────────────┴───────────┴──────┴────────┴───────┴────────┴──────────┴──────┘
+    >>> rating_list(engine, "ajusc", as_of=dt.date(2025, 8, 31)).height
+    0
+    """
+    query = sa.select(_RL.c.id).where(_RL.c.federation == federation)
+    if as_of is not None:
+        query = query.where(_RL.c.as_of <= as_of)
+    query = query.order_by(_RL.c.as_of.desc(), _RL.c.edition.desc()).limit(1)
+    with engine.connect() as conn:
+        list_id = conn.execute(query).scalar()
+        if list_id is None:
+            return empty(RATING_LIST_SCHEMA)
+        return read_frame(
+            conn,
+            sa.select(*_cols(_RLE.c, RATING_LIST_SCHEMA)).where(_RLE.c.list_id == list_id).order_by(_RLE.c.position),
+            RATING_LIST_SCHEMA,
+        )
+
+
+def current_ratings(engine: Engine, federation: str) -> pl.DataFrame:
+    """The current rating state (``ratings`` table, RATINGS_SCHEMA), by player id."""
+    with engine.connect() as conn:
+        return read_frame(
+            conn,
+            sa.select(*_cols(_R, RATINGS_SCHEMA)).where(_R.federation == federation).order_by(_R.player_id),
+            RATINGS_SCHEMA,
+        )
+
+
+_HISTORY_SCHEMA = {
+    "competition_id": pl.Utf8(),
+    "name": pl.Utf8(),
+    "start_date": pl.Date(),
+    "end_date": pl.Date(),
+    **{k: v for k, v in RATING_CHANGES_SCHEMA.items() if k not in ("federation", "competition_id", "player_id")},
+}
+
+
+def player_history(engine: Engine, federation: str, player_id: str) -> pl.DataFrame:
+    """A player's rating changes, competition by competition, in rating order.
+
+    Columns: competition_id, name (of the competition), start_date, end_date,
+    then the RATING_CHANGES_SCHEMA figures (period, rating_before, ..., rule_set).
+    """
+    current = Competition.__table__  # type: ignore[attr-defined]
+    query = (
+        sa.select(_RC.competition_id, _C.name, _C.start_date, _C.end_date,
+                  *(_RC[k] for k in list(_HISTORY_SCHEMA)[4:]))
+        .select_from(RatingChange.__table__)  # type: ignore[attr-defined]
+        .outerjoin(
+            current,
+            (_C.federation == _RC.federation) & (_C.competition_id == _RC.competition_id) & (_C.status != "superseded"),
+        )
+        .where(_RC.federation == federation, _RC.player_id == player_id)
+        .order_by(_RC.seq)
+    )
+    with engine.connect() as conn:
+        return read_frame(conn, query, _HISTORY_SCHEMA)
+
+
+def competition_report(
+    engine: Engine, competition_id: str, *, federation: str | None = None
+) -> CompetitionDetail:
+    """The latest version of a competition, its findings, games and rating changes (with names).
+
+    Raises
+    ------
+    UnknownCompetitionError
+        No such competition, or the id exists in several federations and
+        ``federation`` was not given.
+    """
+    where = _C.competition_id == competition_id
+    if federation is not None:
+        where = where & (_C.federation == federation)
+    with engine.connect() as conn:
+        feds = sorted(r[0] for r in conn.execute(sa.select(_C.federation).where(where).distinct()))
+        if not feds:
+            scope = f" in federation {federation!r}" if federation else ""
+            raise UnknownCompetitionError(f"no competition {competition_id!r}{scope} in the warehouse")
+        if len(feds) > 1:
+            raise UnknownCompetitionError(
+                f"competition id {competition_id!r} exists in federations {', '.join(feds)}: give --federation"
+            )
+        fed = feds[0]
+        where = (_C.competition_id == competition_id) & (_C.federation == fed)
+        row = conn.execute(
+            sa.select(Competition.__table__).where(where).order_by(_C.version.desc()).limit(1)  # type: ignore[attr-defined]
+        ).mappings().one()
+        key = row["id"]
+        findings = read_frame(
+            conn, sa.select(*_cols(_F, FINDINGS_SCHEMA)).where(_F.competition_key == key).order_by(_F.id),
+            FINDINGS_SCHEMA,
+        )
+        games = read_frame(
+            conn, sa.select(*_cols(_G, _GAMES_RATED)).where(_G.competition_key == key).order_by(_G.id), _GAMES_RATED
+        )
+        byes = read_frame(
+            conn, sa.select(*_cols(_B, BYES_SCHEMA)).where(_B.competition_key == key).order_by(_B.id), BYES_SCHEMA
+        )
+        name = sa.func.coalesce(_P.name, _R.name)
+        changes_schema = {**RATING_CHANGES_SCHEMA, "name": pl.Utf8()}
+        changes = read_frame(
+            conn,
+            sa.select(*_cols(_RC, RATING_CHANGES_SCHEMA), name)
+            .select_from(RatingChange.__table__)  # type: ignore[attr-defined]
+            .outerjoin(Player.__table__, (_P.federation == _RC.federation) & (_P.player_id == _RC.player_id))  # type: ignore[attr-defined]
+            .outerjoin(Rating.__table__, (_R.federation == _RC.federation) & (_R.player_id == _RC.player_id))  # type: ignore[attr-defined]
+            .where(_RC.federation == fed, _RC.competition_id == competition_id)
+            .order_by(_RC.seq),
+            changes_schema,
+        )
+        versions_schema = {
+            "version": pl.Int64(), "status": pl.Utf8(), "outcome": pl.Utf8(), "source": pl.Utf8(),
+            "source_sha256": pl.Utf8(), "load_id": pl.Int64(),
+        }
+        versions = read_frame(
+            conn, sa.select(*(_C[k] for k in versions_schema)).where(where).order_by(_C.version), versions_schema
+        )
+    return CompetitionDetail(
+        competition=dict(row), findings=findings, changes=changes, games=games, byes=byes, versions=versions
+    )
