@@ -10,12 +10,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+import polars as pl
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
 
 import validations
 from flows.config import federation_config
-from tasks.ingest import ingest_inbox
+from formats.schema import COMPETITIONS_SCHEMA, RATING_CHANGES_SCHEMA
+from tasks.frames import concat
+from tasks.ingest import FILES_SCHEMA, ingest_inbox
 from tasks.load import load_federation
 from tasks.publish import Published, publish_federation
 from tasks.rate import rate_federation
@@ -23,7 +26,7 @@ from tasks.validate import validate_batch
 
 
 @dataclass
-class NightlySummary:
+class NightlyRun:
     """What one nightly run did (returned by the flow, printed by ``ratings run``)."""
 
     as_of: date
@@ -44,7 +47,7 @@ def nightly(
     as_of: date | None = None,
     reports_dir: str = "reports",
     gx_root: str | None = None,
-) -> NightlySummary:
+) -> NightlyRun:
     """Process every new file of ``inbox`` for every federation (or only ``federation``).
 
     Parameters
@@ -69,11 +72,13 @@ def nightly(
     as_of = as_of or date.today()
     if federation is not None:
         federation_config(federation)   # fail fast, with the known ids, on a typo
-    summary = NightlySummary(as_of=as_of)
+    summary = NightlyRun(as_of=as_of)
     ingested = ingest_inbox(inbox, warehouse_url, federation)
     summary.files_seen = ingested.files_seen
     summary.files_skipped = ingested.files_skipped
     summary.files_ignored = ingested.files_ignored
+    competition_frames: list[pl.DataFrame] = []
+    change_frames: list[pl.DataFrame] = []
     for fed, batch in sorted(ingested.batches.items()):
         config = federation_config(fed) if fed != "unknown" else {}
         if config:
@@ -86,7 +91,18 @@ def nightly(
         summary.published[fed] = published
         summary.competitions[fed] = dict(published.reports)
         summary.report_paths += published.report_paths
-    summary.summary_markdown = validations.render_summary(summary_rows(summary))
+        competition_frames.append(batch.competitions)
+        if run is not None:
+            tonight = batch.competitions.get_column("competition_id").to_list()
+            change_frames.append(run.changes.filter(pl.col("competition_id").is_in(tonight)))
+    night = validations.NightlySummary.from_frames(
+        files=concat([b.files for b in ingested.batches.values()], FILES_SCHEMA),
+        competitions=concat(competition_frames, COMPETITIONS_SCHEMA),
+        changes=concat(change_frames, RATING_CHANGES_SCHEMA),
+        as_of=as_of,
+        files_skipped=len(summary.files_skipped),
+    )
+    summary.summary_markdown = validations.render_summary(night)
     create_markdown_artifact(key="nightly-summary", markdown=summary.summary_markdown,
                              description=f"Nightly run as of {as_of}")
     logger.info("nightly as of %s: %d file(s) seen, %d skipped", as_of, summary.files_seen,
@@ -95,20 +111,3 @@ def nightly(
         validations.build_data_docs(Path(gx_root))
     return summary
 
-
-def summary_rows(summary: NightlySummary) -> dict[str, object]:
-    """The plain figures the nightly summary artifact shows."""
-    return {
-        "as_of": summary.as_of.isoformat(),
-        "files_seen": summary.files_seen,
-        "files_skipped": len(summary.files_skipped),
-        "federations": {
-            fed: {
-                "competitions": summary.competitions.get(fed, {}),
-                "edition": pub.edition,
-                "players_listed": pub.players_listed,
-                "players_changed": pub.players_changed,
-            }
-            for fed, pub in summary.published.items()
-        },
-    }

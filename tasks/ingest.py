@@ -60,7 +60,7 @@ class Ingested:
     files_ignored: list[str]
 
 
-def inbox_units(inbox: Path) -> list[Path]:
+def inbox_units(inbox: Path) -> list[Path | list[Path]]:
     """The files (or file groups, as folders) of ``inbox`` that the readers take, sorted.
 
     Hidden files are ignored; starting lists (``*.ratings.csv``) are left to ``ratings seed``.
@@ -71,9 +71,7 @@ def inbox_units(inbox: Path) -> list[Path]:
         p for p in inbox.rglob("*")
         if p.is_file() and not any(part.startswith(".") for part in p.relative_to(inbox).parts)
     )
-    grouper = getattr(formats, "group_inbox", None)
-    units: list[Path] = list(grouper(paths)) if grouper is not None else paths
-    return units
+    return formats.group_inbox(paths)
 
 
 def _federation_of(result: formats.ReadResult, default: str | None) -> str:
@@ -97,7 +95,7 @@ def read_inbox(inbox: Path, seen: set[str], federation: str | None = None) -> In
         if Path(first).name.endswith(SEED_SUFFIX):
             ignored.append(Path(first).name)
             continue
-        result = formats.read(unit, federation=federation) if not isinstance(unit, list) else formats.read(unit)
+        result = formats.read(unit, federation=federation)
         if result.source_sha256 in seen:
             skipped.append(result.source)
             continue

@@ -16,6 +16,7 @@ import polars as pl
 from prefect import get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
+from sqlalchemy import Engine
 
 import engine
 import validations
@@ -80,6 +81,36 @@ def unreadable_file_reports(batch: FederationBatch) -> list[validations.Competit
     return reports
 
 
+def report_from_warehouse(
+    db: Engine, competition_id: str, federation: str | None
+) -> validations.CompetitionReport | None:
+    """The organiser's report of a competition as the warehouse holds it (None: unknown id).
+
+    A file that could not be tied to any competition is reported under its file name.
+    """
+    try:
+        detail = warehouse.competition_report(db, competition_id, federation=federation)
+    except warehouse.UnknownCompetitionError:
+        return None
+    row = detail.competition
+    rated = row.get("status") != "rejected"
+    games = detail.games
+    excluded = int((~games.get_column("rated").fill_null(True)).sum()) if games.height else 0
+    return validations.CompetitionReport(
+        federation=row["federation"],
+        competition_id=row["competition_id"],
+        name=row.get("name"),
+        source=row.get("source"),
+        status="superseded" if row.get("status") == "superseded" else validations.report_status(detail.findings, rated=rated),
+        findings=detail.findings,
+        changes=detail.changes,
+        start_date=row.get("start_date"),
+        end_date=row.get("end_date"),
+        games=games.height,
+        excluded_games=excluded,
+    )
+
+
 def write_report(report: validations.CompetitionReport, reports_dir: Path) -> list[Path]:
     """Render ``report`` as Markdown and HTML under ``reports_dir/<federation>/``."""
     folder = reports_dir / report.federation
@@ -119,12 +150,14 @@ def publish_federation(
         )
     published = Published(batch.federation, edition, listed, changed)
     reports = [
-        warehouse.competition_report(db, cid, federation=batch.federation)
+        report_from_warehouse(db, cid, batch.federation)
         for cid in batch.competitions.get_column("competition_id").unique(maintain_order=True).to_list()
     ]
     reports += unreadable_file_reports(batch)
     root = Path(reports_dir)
     for report in reports:
+        if report is None:
+            continue
         paths = write_report(report, root)
         published.reports[report.competition_id] = report.status
         published.report_paths += [str(p) for p in paths]

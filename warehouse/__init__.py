@@ -27,6 +27,7 @@ from warehouse.query import (
     history,
     player_history,
     publish_list,
+    rating_changes,
     rating_list,
 )
 
@@ -49,6 +50,7 @@ __all__ = [
     "load_seed",
     "player_history",
     "publish_list",
+    "rating_changes",
     "rating_list",
     "redact",
     "register_federation",

@@ -69,7 +69,8 @@ _GAMES_RATED = {**GAMES_SCHEMA, "rated": pl.Boolean()}
 
 
 def _cols(columns: Any, schema: dict[str, pl.DataType]) -> list[Any]:
-    return [columns[name] for name in schema]
+    # A column the canonical schema gained before the table did reads as null.
+    return [columns[name] if name in columns else sa.null().label(name) for name in schema]
 
 
 @dataclass(frozen=True)
@@ -342,3 +343,17 @@ def competition_report(
     return CompetitionDetail(
         competition=dict(row), findings=findings, changes=changes, games=games, byes=byes, versions=versions
     )
+
+
+def rating_changes(engine: Engine, federation: str) -> pl.DataFrame:
+    """Every current rating change of ``federation`` (RATING_CHANGES_SCHEMA), in rating order.
+
+    What the backfill compares before and after re-rating, and what an analyst reads
+    to check a published edition against the federation's own figures.
+    """
+    with engine.connect() as conn:
+        return read_frame(
+            conn,
+            sa.select(*_cols(_RC, RATING_CHANGES_SCHEMA)).where(_RC.federation == federation).order_by(_RC.seq),
+            RATING_CHANGES_SCHEMA,
+        )

@@ -36,9 +36,19 @@ def warehouse_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[st
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'ratings.db'}"
         return
-    from warehouse.testing import postgres_database_or_skip
+    from warehouse.testing import (
+        postgres_required,
+        postgres_server_url,
+        postgres_unavailable_reason,
+        temporary_postgres_database,
+    )
 
-    with postgres_database_or_skip() as url:
+    reason = postgres_unavailable_reason(postgres_server_url())
+    if reason is not None:
+        if postgres_required():
+            pytest.fail(f"PostgreSQL required (RATINGS_REQUIRE_POSTGRES=1) but {reason}")
+        pytest.skip(f"PostgreSQL not reachable: {reason}")
+    with temporary_postgres_database(postgres_server_url()) as url:
         yield url
 
 
