@@ -296,7 +296,7 @@ _TEMPLATE = """<!DOCTYPE html>
 {% if findings %}<table><thead><tr><th>Severity</th><th>File</th><th class="num">Line</th><th>Field</th>
 <th>Rule</th><th>What is wrong and how to fix it</th></tr></thead><tbody>
 {% for f in findings %}<tr><td class="sev {{ f.severity }}" title="{{ severity_text.get(f.severity, '') }}">{{ f.severity }}</td>
-<td>{{ f.source or "" }}</td><td class="num">{{ "" if f.line is none else f.line }}</td><td>{{ f.field or "" }}</td>
+<td>{{ f.source or "" }}</td><td class="num">{{ "—" if f.line is none else f.line }}</td><td>{{ f.field or "" }}</td>
 <td><code>{{ f.rule }}</code></td><td>{{ f.message }}</td></tr>
 {% endfor %}</tbody></table>
 {% else %}<p>No findings: the competition meets every rule.</p>{% endif %}

@@ -143,6 +143,13 @@ def build_tables(
     )
     g = _with_ratings(g, federation, ratings, players)
     g = _with_grades(g, players)
+    labels = player_labels(players)
+    g = g.join(labels.rename({"player_id": "player_a", "label": "label_a"}), on="player_a", how="left")
+    g = g.join(labels.rename({"player_id": "player_b", "label": "label_b"}), on="player_b", how="left")
+    g = g.with_columns(
+        pl.coalesce("label_a", "player_a").alias("label_a"),
+        pl.coalesce("label_b", "player_b").alias("label_b"),
+    ).sort("row_id")
 
     appearances = pl.concat([
         g.select(pl.col("row_id").alias("game_row_id"), "competition_id", "round",
@@ -156,14 +163,37 @@ def build_tables(
         pl.col("player_id").is_not_null() & (pl.col("player_id") != pl.col("opponent_id")).fill_null(True)
     ).sort("game_row_id", maintain_order=True)
     appearances = appearances.with_row_index("row_id").with_columns(pl.col("row_id").cast(pl.Int64))
+    appearances = appearances.join(labels, on="player_id", how="left").with_columns(
+        pl.coalesce("label", "player_id").alias("label")
+    ).sort("row_id")
 
     aggregate = _aggregate(comps, g, appearances, byes)
     unrated = _unrated_events(comps, g, federation, ratings, players)
+    unrated = unrated.join(labels, on="player_id", how="left").with_columns(
+        pl.coalesce("label", "player_id").alias("label")
+    ).sort("row_id")
     player_table = _players(players, appearances)
     return Tables(
         games=g, appearances=appearances, competitions=comps, aggregate=aggregate,
         unrated_events=unrated, players=player_table,
     )
+
+
+def player_labels(players: pl.DataFrame | None) -> pl.DataFrame:
+    """``player_id, label``: "Name (id)" for messages an organiser reads (id alone without a name).
+
+    Examples
+    --------
+    >>> player_labels(pl.DataFrame({"player_id": ["17", "9"], "name": ["Martí Roé", None]})).rows()
+    [('17', 'Martí Roé (17)'), ('9', '9')]
+    """
+    p = _with_columns(players, PLAYERS_SCHEMA).unique("player_id", keep="first", maintain_order=True)
+    return p.select(
+        "player_id",
+        pl.when(pl.col("name").str.strip_chars().str.len_chars() > 0)
+        .then(pl.format("{} ({})", pl.col("name").str.strip_chars(), pl.col("player_id")))
+        .otherwise(pl.col("player_id")).alias("label"),
+    ).filter(pl.col("player_id").is_not_null())
 
 
 def _with_ratings(
