@@ -25,6 +25,7 @@ from validations.report import (
     build_report,
     render_report,
     render_summary,
+    report_from_record,
     report_status,
     write_report,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "build_report",
     "render_report",
     "render_summary",
+    "report_from_record",
     "report_status",
     "write_report",
     "GxProjectError",

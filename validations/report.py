@@ -8,6 +8,7 @@ Markdown viewer lets through) would interpret, so a player called
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -61,6 +62,37 @@ class CompetitionReport:
     games: int | None = None          #: games read (shown in the header when known)
     excluded_games: int | None = None  #: games left out of the rating
     extra: dict[str, Any] = field(default_factory=dict)  #: further header lines (label -> value)
+
+
+def report_from_record(
+    competition: Mapping[str, Any], findings: pl.DataFrame | None, changes: pl.DataFrame | None,
+    *, federation: str | None = None,
+) -> CompetitionReport:
+    """A report from stored records (``warehouse.competition_report``: row, findings, changes).
+
+    The stored ``status`` wins when it is ``superseded`` or ``pending``; otherwise the
+    findings decide (a stored ``rejected`` stays rejected).
+
+    Examples
+    --------
+    >>> r = report_from_record({"federation": "egf", "competition_id": "E1", "status": "accepted"},
+    ...                        pl.DataFrame({"competition_id": ["E1"], "severity": ["exclude"]}), None)
+    >>> r.status, r.changes.height
+    ('accepted_with_exclusions', 0)
+    """
+    stored = str(competition.get("status") or "accepted")
+    found = _conform(findings, FINDINGS_SCHEMA)
+    if stored in ("superseded", "pending"):
+        status = stored
+    else:
+        status = report_status(found, rated=stored != "rejected")
+    return CompetitionReport(
+        federation=str(federation or competition.get("federation") or ""),
+        competition_id=str(competition.get("competition_id") or ""),
+        name=competition.get("name"), source=competition.get("source"), status=status,
+        findings=found, changes=_changes_with_names(changes, None),
+        start_date=competition.get("start_date"), end_date=competition.get("end_date"),
+    )
 
 
 def report_status(findings: pl.DataFrame, *, rated: bool = True) -> str:

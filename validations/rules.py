@@ -109,8 +109,8 @@ class Rule:
         Examples
         --------
         >>> r = next(r for r in load_rules() if r.id == "ajusc.min_players")
-        >>> r.render_message({"competition_id": "C1", "players": 3})
-        'Competition C1 has 3 player(s); BARRUF rates championships of at least 4 players. Check that every player\\'s games are in the file.'
+        >>> print(r.render_message({"competition_id": "C1", "players": 3}))
+        Competition C1 has 3 player(s); BARRUF rates championships of at least 4 players. Check that every player's games are in the file.
         """
         values: dict[str, Any] = {"min": _fmt(self.min), "max": _fmt(self.max)}
         values.update({k: _fmt(v) for k, v in row.items()})

@@ -15,8 +15,16 @@ from validations.rules import editions
 from validations.suites import suite_name, suite_rules
 
 
-def test_one_suite_per_federation_table_and_edition(tmp_path: Path) -> None:
-    gx_dir = ensure_gx_project(tmp_path)
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One file project for the module: creating one writes ~150 files (seconds)."""
+    root = tmp_path_factory.mktemp("gx_project")
+    ensure_gx_project(root)
+    return root
+
+
+def test_one_suite_per_federation_table_and_edition(project: Path) -> None:
+    gx_dir = project / "gx"
     # GX stores suite "a.b.c" as expectations/a/b/c.json.
     stored = {".".join(p.relative_to(gx_dir / "expectations").with_suffix("").parts)
               for p in (gx_dir / "expectations").rglob("*.json")}
@@ -41,11 +49,10 @@ def test_one_suite_per_federation_table_and_edition(tmp_path: Path) -> None:
     assert "progress_bars" in (gx_dir / "great_expectations.yml").read_text()
 
 
-def test_ensure_is_idempotent(tmp_path: Path) -> None:
-    ensure_gx_project(tmp_path)
-    before = {str(p): p.read_text() for p in (tmp_path / "gx" / "expectations").rglob("*.json")}
-    ensure_gx_project(tmp_path)
-    after = {str(p): p.read_text() for p in (tmp_path / "gx" / "expectations").rglob("*.json")}
+def test_ensure_is_idempotent(project: Path) -> None:
+    before = {str(p): p.read_text() for p in (project / "gx" / "expectations").rglob("*.json")}
+    assert ensure_gx_project(project) == project / "gx"
+    after = {str(p): p.read_text() for p in (project / "gx" / "expectations").rglob("*.json")}
     assert before
     assert before.keys() == after.keys()
     strip = lambda text: [{k: v for k, v in e.items() if k != "id"}  # noqa: E731
@@ -53,25 +60,25 @@ def test_ensure_is_idempotent(tmp_path: Path) -> None:
     assert all(strip(before[k]) == strip(after[k]) for k in before)
 
 
-def test_file_project_validation_and_data_docs(tmp_path: Path) -> None:
+def test_file_project_validation_and_data_docs(project: Path) -> None:
     """validate() against a real file-based context: same findings as in memory, plus Data Docs."""
     b = Batch("ajusc")
     b.competition("GOOD")
     games = b.competition("BAD", rounds=2)
     games[0].update(status="unknown", score_a=None)
     f = b.frames()
-    ensure_gx_project(tmp_path)
-    on_disk = validate(f["competitions"], f["games"], federation="ajusc", gx_root=tmp_path)
+    on_disk = validate(f["competitions"], f["games"], federation="ajusc", gx_root=project)
     in_memory = validate(f["competitions"], f["games"], federation="ajusc")
     assert on_disk.findings.equals(in_memory.findings)
     assert set(on_disk.findings.get_column("rule")) == {"ajusc.min_rounds", "ajusc.results_known"}
-    stored = list((tmp_path / "gx" / "uncommitted" / "validations").rglob("*.json"))
+    stored = list((project / "gx" / "uncommitted" / "validations").rglob("*.json"))
     assert stored, "checkpoint runs store their results for Data Docs"
-    index = build_data_docs(tmp_path)
+    index = build_data_docs(project)
     assert index.name == "index.html" and index.exists()
     assert "ajusc.aggregate.base" in index.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_missing_project_is_created_on_first_use(tmp_path: Path) -> None:
     b = Batch("egf")
     b.competition("E1", start=date(2024, 5, 18), event_class="A")
