@@ -66,3 +66,54 @@ def test_finished_tournaments_are_accepted(name: str) -> None:
     rejects = v.findings.filter(pl.col("severity") == "reject")
     assert rejects.is_empty(), rejects.get_column("message").to_list()
     assert v.competitions.get_column("status").to_list() == ["accepted"]
+
+
+def _read_interchange(path: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Competitions and games of an interchange ``*.results.csv`` (line 1 is the header)."""
+    raw = pl.read_csv(path, infer_schema=False).with_row_index("source_line", offset=2)
+    comps = raw.group_by("competition_id", maintain_order=True).agg(
+        pl.col("federation").first(), pl.col("competition_name").first().alias("name"),
+        pl.col("start_date").first().str.to_date(), pl.col("end_date").first().str.to_date(),
+        pl.col("modality").first(), (pl.col("results_public").first() == "true").alias("results_public"),
+    ).with_columns(pl.lit(path.name).alias("source"))
+    games = raw.select(
+        "federation", "competition_id", pl.col("round").cast(pl.Int32), "player_a", "player_b",
+        pl.col("score_a").cast(pl.Float64), "status", pl.col("source_line").cast(pl.Int32),
+    )
+    return comps, games
+
+
+def test_every_barruf_championship_of_2025_26_is_eligible() -> None:
+    """The federation rated all 20 championships of the season: none may be rejected.
+
+    Four draws were recorded 0-0 by the federation; they are ordinary draws here.
+    """
+    folder = shared_file("ajusc", "barruf_2025_26", "results")
+    parts = [_read_interchange(p) for p in sorted(folder.glob("BARRUF-*.results.csv"))]
+    comps = pl.concat([c for c, _ in parts])
+    games = pl.concat([g for _, g in parts])
+    players = pl.read_csv(folder.parent / "season.players.csv", infer_schema=False)
+    v = validate(comps, games, federation="ajusc", players=players)
+    assert comps.height == 20 and games.height == 2505
+    assert v.findings.filter(pl.col("severity") != "warn").is_empty(), v.findings.to_dicts()[:5]
+    assert set(v.competitions.get_column("status")) == {"accepted"}
+    assert v.games.get_column("rated").all()
+
+
+def test_a_broken_barruf_file_names_file_line_and_player() -> None:
+    """Corrupt one real championship: a self-pairing and an unknown result, with names."""
+    path = shared_file("ajusc", "barruf_2025_26", "results", "BARRUF-191.results.csv")
+    comps, games = _read_interchange(path)
+    players = pl.read_csv(path.parent.parent / "season.players.csv", infer_schema=False)
+    games = games.with_columns(
+        pl.when(pl.col("source_line") == 5).then(pl.lit("unknown")).otherwise("status").alias("status"),
+        pl.when(pl.col("source_line") == 5).then(None).otherwise("score_a").alias("score_a"),
+    )
+    v = validate(comps, games, federation="ajusc", players=players)
+    f = v.findings.row(0, named=True)
+    assert (f["rule"], f["source"], f["line"], f["field"]) == (
+        "ajusc.results_known", "BARRUF-191.results.csv", 5, "score_a")
+    row = games.filter(pl.col("source_line") == 5).row(0, named=True)
+    name_a = players.filter(pl.col("player_id") == row["player_a"]).item(0, "name")
+    assert f"{name_a} ({row['player_a']})" in f["message"]
+    assert v.competitions.item(0, "status") == "rejected"
