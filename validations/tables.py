@@ -131,6 +131,8 @@ def build_tables(
     )
     g = g.with_columns(
         pl.col("round").fill_null(0).alias("round_or_zero"),
+        pl.col("competition_id").is_in(comps.get_column("competition_id").drop_nulls().implode())
+        .fill_null(False).alias("competition_known"),
         (pl.col("player_a").is_not_null() & pl.col("player_b").is_not_null()).alias("players_present"),
         pl.when(pl.col("status") == "played").then(pl.col("score_a").is_not_null())
         .when(pl.col("status") == "unknown").then(pl.col("score_a").is_null())

@@ -52,6 +52,8 @@ def _ajusc_batch() -> Batch:
     b.competition("BACKWARDS", start=date(2025, 10, 5), end=date(2025, 10, 4))
     b.competition("OVER-ROUNDS", rounds_declared=2)
     b.competition("UNFINISHED", rounds_declared=5)
+    b.competition("ORPHAN-HOST")
+    b.game("NOT-DESCRIBED", 1, "1", "2", 1.0)                 # a competition id with no header
     b.competition("HIGH-RATING", players=["h1", "h2", "h3", "h4"])
     b.players.append({"federation": "ajusc", "player_id": "h1", "name": "Ada <Pi>", "declared_rating": 3100.0})
     b.players.append({"federation": "ajusc", "player_id": "h2", "name": "Bo", "declared_rating": 1400.0})
@@ -84,6 +86,8 @@ AJUSC_CASES: dict[str, set[str]] = {
     "OVER-ROUNDS": {"quality.rounds_declared"},
     "UNFINISHED": {"quality.rounds_missing"},
     "HIGH-RATING": {"quality.rating_range"},
+    "ORPHAN-HOST": set(),
+    "NOT-DESCRIBED": {"quality.competition_known"},
 }
 
 
