@@ -117,3 +117,33 @@ def test_a_broken_barruf_file_names_file_line_and_player() -> None:
     name_a = players.filter(pl.col("player_id") == row["player_a"]).item(0, "name")
     assert f"{name_a} ({row['player_a']})" in f["message"]
     assert v.competitions.item(0, "status") == "rejected"
+
+
+def test_trf_forfeits_are_excluded_by_line_and_the_rest_rated() -> None:
+    """San Viator 2018 (B): every forfeit (+/-) is an excluded game named by its player line."""
+    from tests.validations.trf import read_trf
+
+    path = shared_file("chess", "san_viator_madrid_2018_B.trf")
+    f = read_trf(path)
+    v = validate(f["competitions"], f["games"], federation="fide", byes=f["byes"], players=f["players"])
+    assert v.competitions.get_column("status").to_list() == ["accepted"]
+    excluded = v.findings.filter(pl.col("rule") == "fide.unplayed_not_rated")
+    text = path.read_bytes().decode("latin-1").splitlines()
+    for line, message in excluded.select("line", "message").iter_rows():
+        rnd = int(message.split("(round ")[1].split(")")[0])
+        assert text[line - 1][91 + 10 * (rnd - 1) + 7].upper() in "+-WDL", (line, rnd)
+    assert excluded.height == f["games"].filter(pl.col("status") == "forfeit").height == 15
+    rated = v.games.get_column("rated")
+    assert int(rated.sum()) == f["games"].height - 15
+    assert v.findings.filter(pl.col("severity") == "reject").is_empty()
+
+
+def test_unfinished_trf_is_rejected() -> None:
+    """XX Open de Gros 2010 declares 9 rounds (XXR 9); the file stops after round 4."""
+    from tests.validations.trf import read_trf
+
+    f = read_trf(shared_file("chess", "gros_open_donostia_2010.trf"))
+    v = validate(f["competitions"], f["games"], federation="fide", byes=f["byes"], players=f["players"])
+    rejects = v.findings.filter(pl.col("severity") == "reject")
+    assert rejects.get_column("rule").to_list() == ["quality.rounds_missing"]
+    assert "only rounds 1, 2, 3, 4 have games" in rejects.item(0, "message")
