@@ -191,11 +191,34 @@ def _num(value: Any, digits: int = 0, *, signed: bool = False) -> str:
     return text
 
 
+#: Warnings shown per rule before the rest are summarised (a FIDE open can hold hundreds
+#: of "game against an unrated opponent" notes; rejections and exclusions are always listed).
+WARN_LIMIT = 20
+
+
 def _sorted_findings(findings: pl.DataFrame) -> list[dict[str, Any]]:
     order = {s: i for i, s in enumerate(SEVERITIES)}
     rows = _conform(findings, FINDINGS_SCHEMA).to_dicts()
     return sorted(rows, key=lambda r: (order.get(r["severity"], 9), r["line"] is None,
                                        r["line"] or 0, r["rule"] or ""))
+
+
+def _shown_findings(
+    findings: pl.DataFrame, warn_limit: int | None,
+) -> tuple[list[dict[str, Any]], list[tuple[str, int]]]:
+    """Findings to list, and (rule, count) of the warnings left out beyond ``warn_limit``."""
+    shown: list[dict[str, Any]] = []
+    per_rule: dict[str, int] = {}
+    omitted: dict[str, int] = {}
+    for row in _sorted_findings(findings):
+        if row["severity"] == "warn" and warn_limit is not None:
+            seen = per_rule.get(row["rule"], 0)
+            per_rule[row["rule"]] = seen + 1
+            if seen >= warn_limit:
+                omitted[row["rule"]] = omitted.get(row["rule"], 0) + 1
+                continue
+        shown.append(row)
+    return shown, sorted(omitted.items())
 
 
 def _change_rows(changes: pl.DataFrame) -> list[dict[str, str]]:
@@ -261,7 +284,7 @@ def md_escape(text: Any) -> str:
     return "" if text is None else str(text).translate(_MD_SPECIAL)
 
 
-def _markdown(report: CompetitionReport) -> str:
+def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) -> str:
     out = [f"# Validation report: {md_escape(report.name or report.competition_id)}", ""]
     out.append(f"**{_HEADLINES.get(report.status, md_escape(report.status))}**")
     out.append("")
@@ -269,7 +292,7 @@ def _markdown(report: CompetitionReport) -> str:
     counts = _counts(report.findings)
     out.append(f"- Findings: {counts['reject']} reject, {counts['exclude']} exclude, {counts['warn']} warning")
     out += ["", f"Next step: {_NEXT_STEP.get(report.status, '')}", "", "## Findings", ""]
-    rows = _sorted_findings(report.findings)
+    rows, omitted = _shown_findings(report.findings, warn_limit)
     if not rows:
         out.append("No findings: the competition meets every rule.")
     else:
@@ -281,6 +304,9 @@ def _markdown(report: CompetitionReport) -> str:
                 f"{'' if r['line'] is None else r['line']} | {md_escape(r['field'])} | "
                 f"{md_escape(r['rule'])} | {md_escape(r['message'])} |"
             )
+        for rule, count in omitted:
+            out.append("")
+            out.append(f"… and {count} more warning(s) of {md_escape(rule)} (same situation, other lines).")
     out += ["", "## Rating changes", ""]
     changes = _change_rows(report.changes)
     if not changes:
@@ -311,7 +337,7 @@ table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{border-bottom:1px solid #e3e8ee;padding:.35rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f6f9}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .sev{font-weight:600;white-space:nowrap}.sev.reject{color:#b42318}.sev.exclude{color:#b26b00}.sev.warn{color:#59636e}
-.pos{color:#1f7a3a}.neg{color:#b42318}code{font-size:.9em}
+.more{color:#59636e;font-style:italic}.pos{color:#1f7a3a}.neg{color:#b42318}code{font-size:.9em}
 """
 
 _TEMPLATE = """<!DOCTYPE html>
@@ -331,6 +357,8 @@ _TEMPLATE = """<!DOCTYPE html>
 <td>{{ f.source or "" }}</td><td class="num">{{ "—" if f.line is none else f.line }}</td><td>{{ f.field or "" }}</td>
 <td><code>{{ f.rule }}</code></td><td>{{ f.message }}</td></tr>
 {% endfor %}</tbody></table>
+{% for rule, count in omitted %}<p class="more">… and {{ count }} more warning(s) of <code>{{ rule }}</code>
+(same situation, other lines).</p>{% endfor %}
 {% else %}<p>No findings: the competition meets every rule.</p>{% endif %}
 <h2>Rating changes</h2>
 {% if changes %}<table><thead><tr><th>Player</th><th>Name</th>{% if has_period %}<th>Period</th>{% endif %}
@@ -352,7 +380,7 @@ def _environment() -> Any:
     return jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
 
 
-def _html(report: CompetitionReport) -> str:
+def _html(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) -> str:
     changes = _change_rows(report.changes)
     template = _environment().from_string(_TEMPLATE)
     return str(template.render(
@@ -363,7 +391,8 @@ def _html(report: CompetitionReport) -> str:
         header=_header(report),
         counts=_counts(report.findings),
         next_step=_NEXT_STEP.get(report.status, ""),
-        findings=_sorted_findings(report.findings),
+        findings=_shown_findings(report.findings, warn_limit)[0],
+        omitted=_shown_findings(report.findings, warn_limit)[1],
         severity_text=_SEVERITY_TEXT,
         changes=changes,
         has_period=any(c["period"] for c in changes),
@@ -378,7 +407,10 @@ def _CSS_MARKUP() -> Any:  # noqa: N802 - the stylesheet is ours, not user input
     return markupsafe.Markup(_CSS)
 
 
-def render_report(report: CompetitionReport, *, fmt: Literal["markdown", "html"] = "markdown") -> str:
+def render_report(
+    report: CompetitionReport, *, fmt: Literal["markdown", "html"] = "markdown",
+    warn_limit: int | None = WARN_LIMIT,
+) -> str:
     """Render the organiser's report of one competition.
 
     Parameters
@@ -388,6 +420,9 @@ def render_report(report: CompetitionReport, *, fmt: Literal["markdown", "html"]
     fmt
         ``"markdown"`` (Prefect artifact, ``ratings report``) or ``"html"``
         (self-contained page with inline CSS; user text escaped).
+    warn_limit
+        Warnings listed per rule before the rest are counted in one line (``None``:
+        list all). Rejections and exclusions are always listed in full.
 
     Raises
     ------
@@ -408,9 +443,9 @@ def render_report(report: CompetitionReport, *, fmt: Literal["markdown", "html"]
     (False, True)
     """
     if fmt == "markdown":
-        return _markdown(report)
+        return _markdown(report, warn_limit)
     if fmt == "html":
-        return _html(report)
+        return _html(report, warn_limit)
     raise ReportError(f"report format must be 'markdown' or 'html', not {fmt!r}")
 
 

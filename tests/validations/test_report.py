@@ -190,3 +190,21 @@ def test_html_report_screenshot(tmp_path: Path) -> None:
         check=True, capture_output=True, timeout=120,
     )
     assert shot.exists() and shot.stat().st_size > 20_000
+
+
+def test_many_warnings_are_summarised_but_rejections_never() -> None:
+    n = 45
+    findings = pl.DataFrame({
+        "competition_id": ["C1"] * (n + 30), "rule": ["fide.unrated_opponent"] * n + ["fide.results_known"] * 30,
+        "severity": ["warn"] * n + ["reject"] * 30, "message": ["m"] * (n + 30),
+        "source": ["x.trf"] * (n + 30), "line": list(range(1, n + 31)), "field": ["player_b"] * (n + 30),
+    }, schema_overrides={"line": pl.Int32})
+    report = CompetitionReport(federation="fide", competition_id="C1", name=None, source="x.trf",
+                               status="rejected", findings=findings, changes=pl.DataFrame())
+    md = render_report(report, fmt="markdown", warn_limit=20)
+    assert sum(ln.startswith("| reject") for ln in md.splitlines()) == 30
+    assert sum(ln.startswith("| warn") for ln in md.splitlines()) == 20
+    assert "… and 25 more warning(s) of fide.unrated\\_opponent" in md
+    page = render_report(report, fmt="html", warn_limit=20)
+    assert page.count('class="sev warn"') == 20 and "… and 25 more warning(s)" in page
+    assert render_report(report, fmt="html", warn_limit=None).count('class="sev warn"') == n
