@@ -62,6 +62,9 @@ class CompetitionReport:
     games: int | None = None          #: games read (shown in the header when known)
     excluded_games: int | None = None  #: games left out of the rating
     extra: dict[str, Any] = field(default_factory=dict)  #: further header lines (label -> value)
+    #: FIDE: unrated players' progress toward an initial rating
+    #: (:func:`validations.fide.initial_rating_progress`), listed when given.
+    progress: pl.DataFrame | None = None
 
 
 def report_from_record(
@@ -121,6 +124,7 @@ def build_report(
     changes: pl.DataFrame | None = None,
     games: pl.DataFrame | None = None,
     players: pl.DataFrame | None = None,
+    progress: pl.DataFrame | None = None,
 ) -> CompetitionReport:
     """Assemble the report of ``competition_id`` from a validation's frames.
 
@@ -135,6 +139,9 @@ def build_report(
         its ``name`` column or from ``players``.
     games
         ``Validation.games`` (with ``rated``), to count games and exclusions.
+    progress
+        FIDE: :func:`validations.fide.initial_rating_progress` over the history;
+        the rows of this competition's players (needs ``games``) are shown.
 
     Raises
     ------
@@ -154,7 +161,17 @@ def build_report(
         n_games = mine.height
         if "rated" in mine.columns and status != "rejected":
             n_excluded = int((~mine.get_column("rated")).sum())
+    own_progress = None
+    if progress is not None and games is not None and not progress.is_empty():
+        mine = games.filter(pl.col("competition_id") == competition_id)
+        ids = set(mine.get_column("player_a").to_list()) | set(mine.get_column("player_b").to_list())
+        own_progress = progress.filter(pl.col("player_id").is_in([i for i in ids if i is not None]))
+        if players is not None and "name" in players.columns and "label" not in own_progress.columns:
+            from validations.tables import player_labels
+
+            own_progress = own_progress.join(player_labels(players), on="player_id", how="left")
     return CompetitionReport(
+        progress=own_progress,
         federation=federation, competition_id=competition_id, name=row.get("name"),
         source=row.get("source"), status=status, findings=own,
         changes=own_changes if status != "rejected" else own_changes.clear(),
@@ -265,6 +282,25 @@ def _counts(findings: pl.DataFrame) -> dict[str, int]:
     return counts
 
 
+def _progress_rows(progress: pl.DataFrame | None) -> list[dict[str, str]]:
+    if progress is None or progress.is_empty():
+        return []
+    rows = []
+    for r in progress.to_dicts():
+        first = r.get("first_event")
+        rows.append({
+            "player": str(r.get("label") or r.get("player_id") or ""),
+            "rule_set": str(r.get("rule_set") or ""),
+            "window": f"{r.get('window_start') or '?'} – {r.get('window_end') or '?'}",
+            "games": str(r.get("games_vs_rated") or 0),
+            "needed": str(r.get("games_needed") or ""),
+            "first": f"{first} ({_num(r.get('first_event_points'), 1)})" if first else "none yet",
+            "per_event": str(r.get("rated_opponents_per_event") or ""),
+            "status": str(r.get("status") or ""),
+        })
+    return rows
+
+
 # ------------------------------------------------------------------ markdown
 _MD_SPECIAL = str.maketrans({
     "\\": "\\\\", "`": "\\`", "*": "\\*", "_": "\\_", "{": "\\{", "}": "\\}", "[": "\\[",
@@ -307,6 +343,17 @@ def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) ->
         for rule, count in omitted:
             out.append("")
             out.append(f"… and {count} more warning(s) of {md_escape(rule)} (same situation, other lines).")
+    progress = _progress_rows(report.progress)
+    if progress:
+        out += ["", "## Unrated players: progress toward an initial rating", "",
+                "| Player | Rules | Window | Games vs rated | Needed | First event (points) | "
+                "Rated opponents per event | Status |",
+                "|---|---|---|---:|---:|---|---|---|"]
+        for p in progress:
+            out.append(
+                f"| {md_escape(p['player'])} | {p['rule_set']} | {p['window']} | {p['games']} | {p['needed']} | "
+                f"{md_escape(p['first'])} | {md_escape(p['per_event'])} | {md_escape(p['status'])} |"
+            )
     out += ["", "## Rating changes", ""]
     changes = _change_rows(report.changes)
     if not changes:
@@ -360,6 +407,12 @@ _TEMPLATE = """<!DOCTYPE html>
 {% for rule, count in omitted %}<p class="more">… and {{ count }} more warning(s) of <code>{{ rule }}</code>
 (same situation, other lines).</p>{% endfor %}
 {% else %}<p>No findings: the competition meets every rule.</p>{% endif %}
+{% if progress %}<h2>Unrated players: progress toward an initial rating</h2>
+<table><thead><tr><th>Player</th><th>Rules</th><th>Window</th><th class="num">Games vs rated</th>
+<th class="num">Needed</th><th>First event (points)</th><th>Rated opponents per event</th><th>Status</th></tr></thead>
+<tbody>{% for p in progress %}<tr><td>{{ p.player }}</td><td>{{ p.rule_set }}</td><td>{{ p.window }}</td>
+<td class="num">{{ p.games }}</td><td class="num">{{ p.needed }}</td><td>{{ p.first }}</td><td>{{ p.per_event }}</td>
+<td>{{ p.status }}</td></tr>{% endfor %}</tbody></table>{% endif %}
 <h2>Rating changes</h2>
 {% if changes %}<table><thead><tr><th>Player</th><th>Name</th>{% if has_period %}<th>Period</th>{% endif %}
 <th class="num">Before</th><th class="num">Games</th><th class="num">Score</th><th class="num">Expected</th>
@@ -395,6 +448,7 @@ def _html(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) -> str
         omitted=_shown_findings(report.findings, warn_limit)[1],
         severity_text=_SEVERITY_TEXT,
         changes=changes,
+        progress=_progress_rows(report.progress),
         has_period=any(c["period"] for c in changes),
         no_changes=("Not rated." if report.status in ("rejected", "superseded", "pending")
                     else "No rating changes recorded for this competition yet."),

@@ -147,3 +147,27 @@ def test_unfinished_trf_is_rejected() -> None:
     rejects = v.findings.filter(pl.col("severity") == "reject")
     assert rejects.get_column("rule").to_list() == ["quality.rounds_missing"]
     assert "only rounds 1, 2, 3, 4 have games" in rejects.item(0, "message")
+
+
+def test_fide_report_of_a_real_open_lists_unrated_progress(tmp_path: Path) -> None:
+    """San Viator 2018 (B): the report lists each unrated player's progress with their name."""
+    from datetime import date
+
+    from tests.validations.trf import read_trf
+    from validations import initial_rating_progress, write_report
+
+    f = read_trf(shared_file("chess", "san_viator_madrid_2018_B.trf"))
+    v = validate(f["competitions"], f["games"], federation="fide", byes=f["byes"], players=f["players"])
+    progress = initial_rating_progress(v.games, None, date(2018, 7, 1), competitions=f["competitions"],
+                                       players=f["players"])
+    unrated = f["players"].filter(pl.col("declared_rating").is_null()).get_column("player_id").to_list()
+    assert sorted(progress.get_column("player_id").to_list()) == sorted(
+        p for p in unrated if p in set(f["games"]["player_a"]) | set(f["games"]["player_b"]))
+    cid = v.competitions.item(0, "competition_id")
+    report = build_report(v.competitions, v.findings, cid, federation="fide", games=v.games,
+                          players=f["players"], progress=progress)
+    assert report.progress is not None and report.progress.height == progress.height
+    md, page = write_report(report, tmp_path)
+    text = md.read_text(encoding="utf-8")
+    assert "## Unrated players: progress toward an initial rating" in text
+    assert "fide-2014" in text

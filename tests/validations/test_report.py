@@ -208,3 +208,23 @@ def test_many_warnings_are_summarised_but_rejections_never() -> None:
     page = render_report(report, fmt="html", warn_limit=20)
     assert page.count('class="sev warn"') == 20 and "… and 25 more warning(s)" in page
     assert render_report(report, fmt="html", warn_limit=None).count('class="sev warn"') == n
+
+
+def test_fide_report_lists_unrated_players_progress() -> None:
+    from validations.fide import initial_rating_progress
+
+    comps = pl.DataFrame({"competition_id": ["A"], "end_date": [date(2025, 1, 5)]})
+    ratings = pl.DataFrame({"player_id": ["r1", "r2", "r3"], "rating": [1800.0, 1900.0, 2000.0]})
+    games = pl.DataFrame({"competition_id": ["A"] * 3, "round": [1, 2, 3], "player_a": ["u"] * 3,
+                          "player_b": ["r1", "r2", "r3"], "score_a": [1.0, 0.0, 0.5], "status": ["played"] * 3})
+    progress = initial_rating_progress(games, ratings, date(2025, 2, 1), competitions=comps).with_columns(
+        pl.lit("Ona <b>Vidal</b> (u)").alias("label"))
+    report = CompetitionReport(federation="fide", competition_id="A", name="A", source="a.trf",
+                               status="accepted", findings=pl.DataFrame(), changes=pl.DataFrame(),
+                               progress=progress)
+    md = render_report(report, fmt="markdown")
+    assert "## Unrated players: progress toward an initial rating" in md
+    assert "| Ona &lt;b&gt;Vidal&lt;/b&gt; \\(u\\) | fide-2024 | 2022-12-01 – 2025-02-01 | 3 | 5 | A \\(1.5\\) |" in md
+    assert "needs 2 more game\\(s\\)" in md
+    page = render_report(report, fmt="html")
+    assert "Ona &lt;b&gt;Vidal&lt;/b&gt; (u)" in page and "<b>Vidal" not in page
