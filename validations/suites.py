@@ -38,6 +38,9 @@ DATA_DOCS_DIR = Path("gx") / "uncommitted" / "data_docs" / "local_site"
 
 _EPHEMERAL: dict[str, Any] = {}
 _LOCK = threading.Lock()
+# One run at a time per process: Prefect runs tasks in threads, and a GX context
+# (its stores and metric caches) is not meant to be shared by concurrent runs.
+_RUN_LOCK = threading.Lock()
 
 
 def _quiet_env() -> None:
@@ -219,6 +222,11 @@ def run_suite(context: Any, name: str, frame: pl.DataFrame, *, file_project: boo
         the derived tables always carry the columns the rules read).
     """
     data = _to_pandas(frame)
+    with _RUN_LOCK:
+        return _run(context, name, data, file_project=file_project)
+
+
+def _run(context: Any, name: str, data: Any, *, file_project: bool) -> list[Failure]:
     try:
         if file_project:
             checkpoint = context.checkpoints.get(name)

@@ -102,3 +102,29 @@ def test_unexpected_rows_map_to_lines_at_any_size(rows: int) -> None:
     bad_lines = sorted(g["source_line"] for g in b.games[::97])
     got = v.findings.filter(pl.col("rule") == "quality.score_domain").get_column("line").sort().to_list()
     assert got == bad_lines
+
+
+def test_data_docs_keep_only_the_newest_results(project: Path) -> None:
+    b = Batch("ajusc")
+    b.competition("K1")
+    f = b.frames()
+    for _ in range(2):
+        validate(f["competitions"], f["games"], federation="ajusc", gx_root=project)
+    index = build_data_docs(project, keep=2)
+    stored = list((project / "gx" / "uncommitted" / "validations").rglob("*.json"))
+    assert len(stored) == 2 and index.exists()
+
+
+def test_concurrent_validations_in_threads_agree() -> None:
+    """Prefect runs tasks in threads: parallel validate calls give the same findings."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    b = Batch("ajusc")
+    b.competition("T1", rounds=2)
+    g = b.competition("T2")
+    g[0].update(status="forfeit")
+    f = b.frames()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda _: validate(f["competitions"], f["games"], federation="ajusc"), range(4)))
+    assert all(r.findings.equals(results[0].findings) for r in results)
+    assert set(results[0].findings.get_column("rule")) == {"ajusc.min_rounds", "ajusc.forfeit_not_rated"}
