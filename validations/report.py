@@ -98,6 +98,30 @@ def report_from_record(
     )
 
 
+def file_report(source: str, findings: pl.DataFrame, *, federation: str | None = None) -> CompetitionReport:
+    """The report of a file that could not be tied to a competition (unreadable: quarantined).
+
+    Its findings (reader ``format.*`` rules, ``competition_id`` null) are those whose
+    ``source`` is the file; the report is keyed by the file name.
+
+    Examples
+    --------
+    >>> f = pl.DataFrame({"rule": ["format.trf.bad_result"], "severity": ["reject"],
+    ...                   "message": ["round 3: result 'x' is not 1, =, 0, +, -"], "source": ["a.trf"],
+    ...                   "line": [14], "field": ["result"]})
+    >>> r = file_report("a.trf", f, federation="fide")
+    >>> r.status, r.competition_id, r.findings.height
+    ('rejected', 'a.trf', 1)
+    """
+    own = _conform(findings, FINDINGS_SCHEMA).filter(pl.col("source") == source)
+    return CompetitionReport(
+        federation=str(federation or ""), competition_id=source, name=None, source=source,
+        status="rejected", findings=own, changes=empty({**RATING_CHANGES_SCHEMA, "name": pl.Utf8()}),
+        extra={"Note": "the file could not be read into a competition; it is kept and "
+                       "reprocessed when a corrected version arrives"},
+    )
+
+
 def report_status(findings: pl.DataFrame, *, rated: bool = True) -> str:
     """The report status implied by a competition's findings.
 

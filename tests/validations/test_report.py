@@ -228,3 +228,17 @@ def test_fide_report_lists_unrated_players_progress() -> None:
     assert "needs 2 more game\\(s\\)" in md
     page = render_report(report, fmt="html")
     assert "Ona &lt;b&gt;Vidal&lt;/b&gt; (u)" in page and "<b>Vidal" not in page
+
+
+def test_unreadable_file_report() -> None:
+    from validations import file_report
+
+    findings = pl.DataFrame({
+        "competition_id": [None, None], "rule": ["format.trf.bad_result", "format.trf.bad_date"],
+        "severity": ["reject", "reject"], "message": ["result 'x' <b>", "date '31/02/2024'"],
+        "source": ["a.trf", "b.trf"], "line": [14, 3], "field": ["result", "start_date"],
+    }, schema_overrides={"line": pl.Int32, "competition_id": pl.Utf8})
+    report = file_report("a.trf", findings, federation="fide")
+    md = render_report(report, fmt="markdown")
+    assert "| reject | a.trf | 14 | result | format.trf.bad\\_result | result 'x' &lt;b&gt; |" in md
+    assert "b.trf" not in md and "could not be read" in md
