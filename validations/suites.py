@@ -167,7 +167,21 @@ def ensure_gx_project(root: Path, *, federations: tuple[str, ...] = FEDERATIONS)
     root.mkdir(parents=True, exist_ok=True)
     context = gx.get_context(mode="file", project_root_dir=str(root))
     _prepare(context, federations)
+    (root / "gx" / RULES_STAMP).write_text(rules_fingerprint(), encoding="utf-8")
     return root / "gx"
+
+
+#: File in the project recording which rule table its suites were built from.
+RULES_STAMP = "rules.sha256"
+
+
+def rules_fingerprint() -> str:
+    """SHA-256 of the rule table the suites are built from (a changed table rebuilds them)."""
+    import hashlib
+
+    rules = load_rules()
+    text = "\n".join(repr(r) for r in rules)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def ephemeral_context() -> Any:
@@ -188,7 +202,11 @@ def file_context(root: Path) -> Any:
     _quiet_env()
     import great_expectations as gx
 
-    if not (root / "gx" / "great_expectations.yml").exists():
+    stamp = root / "gx" / RULES_STAMP
+    current = stamp.read_text(encoding="utf-8").strip() if stamp.exists() else None
+    if not (root / "gx" / "great_expectations.yml").exists() or current != rules_fingerprint():
+        # A new project, or suites built from an older rule table: (re)build them, so no
+        # rule of the table goes unchecked. The flow does this once before validating.
         ensure_gx_project(root)
     try:
         return gx.get_context(mode="file", project_root_dir=str(root))

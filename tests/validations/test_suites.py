@@ -128,3 +128,14 @@ def test_concurrent_validations_in_threads_agree() -> None:
         results = list(pool.map(lambda _: validate(f["competitions"], f["games"], federation="ajusc"), range(4)))
     assert all(r.findings.equals(results[0].findings) for r in results)
     assert set(results[0].findings.get_column("rule")) == {"ajusc.min_rounds", "ajusc.forfeit_not_rated"}
+
+
+def test_suites_from_an_older_rule_table_are_rebuilt(project: Path) -> None:
+    """A project whose suites predate the rule table is rebuilt before use: no rule goes unchecked."""
+    from validations.suites import RULES_STAMP, file_context, rules_fingerprint
+
+    stamp = project / "gx" / RULES_STAMP
+    assert stamp.read_text() == rules_fingerprint()
+    stamp.write_text("stale")
+    file_context(project)
+    assert stamp.read_text() == rules_fingerprint()
