@@ -133,7 +133,7 @@ def validate(
                              file_project=file_project)
         for failure in failures:
             rule = by_id.get(failure.rule_id)
-            if rule is None:  # a suite older than the rule table: ensure_gx_project updates it
+            if rule is None:  # not in this edition's table (file_context rebuilds stale suites)
                 continue
             failing = frame.filter(pl.col("row_id").is_in(list(failure.row_ids)))
             if rule.expect == "unique":
@@ -163,14 +163,13 @@ def validate(
         pl.when(pl.col("competition_id").is_in(list(rejected))).then(pl.lit("rejected"))
         .otherwise(pl.lit("accepted")).alias("status")
     )
-    status = tables.games.get_column("status")
-    played = (status == "played").to_list()
-    game_ids = tables.games.get_column("competition_id").to_list()
-    rated = [
-        bool(p) and i not in excluded and cid not in rejected
-        for i, (p, cid) in enumerate(zip(played, game_ids, strict=True))
-    ]
-    out_games = games.with_columns(pl.Series("rated", rated, dtype=pl.Boolean()))
+    # Rated: a played game, not excluded by a rule, in a competition that is not rejected.
+    rated = tables.games.select(
+        ((pl.col("status") == "played")
+         & ~pl.col("row_id").is_in(sorted(excluded))
+         & ~pl.col("competition_id").is_in(sorted(rejected)).fill_null(False)).fill_null(False)
+    ).to_series()
+    out_games = games.with_columns(rated.alias("rated"))
     return Validation(competitions=out_competitions, games=out_games, findings=findings)
 
 
