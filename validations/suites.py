@@ -184,16 +184,20 @@ def rules_fingerprint() -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def ephemeral_context() -> Any:
-    """A process-wide in-memory context with every suite (built once per process)."""
+def ephemeral_context(federation: str | None = None) -> Any:
+    """A process-wide in-memory context; a federation's suites are built on its first use."""
     _quiet_env()
     with _LOCK:
         if "context" not in _EPHEMERAL:
             import great_expectations as gx
 
-            context = gx.get_context(mode="ephemeral")
-            _prepare(context, FEDERATIONS)
-            _EPHEMERAL["context"] = context
+            _EPHEMERAL["context"] = gx.get_context(mode="ephemeral")
+            _EPHEMERAL["prepared"] = set()
+        wanted = FEDERATIONS if federation is None else (federation,)
+        missing = tuple(f for f in wanted if f not in _EPHEMERAL["prepared"])
+        if missing:
+            _prepare(_EPHEMERAL["context"], missing)
+            _EPHEMERAL["prepared"].update(missing)
         return _EPHEMERAL["context"]
 
 

@@ -115,7 +115,7 @@ def validate(
     sources = {cid: src for cid, src in tables.competitions.select("competition_id", "source").iter_rows()}
 
     if gx_root is None:
-        context, file_project = ephemeral_context(), False
+        context, file_project = ephemeral_context(rule_set), False
     else:
         context, file_project = file_context(gx_root), True
 
