@@ -70,8 +70,10 @@ def expectation(rule: Rule) -> Any:
     Nulls are not checked by map expectations (Great Expectations skips them): the
     tables derive explicit columns where a null must fail.
     """
-    import great_expectations.expectations as gxe
+    import importlib
 
+    # Typed as Any: the package re-exports its expectation classes without __all__.
+    gxe: Any = importlib.import_module("great_expectations.expectations")
     meta = {"rule": rule.id, "severity": rule.severity}
     if rule.expect == "between":
         return gxe.ExpectColumnValuesToBeBetween(

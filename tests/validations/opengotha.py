@@ -83,7 +83,9 @@ def read_opengotha(path: Path) -> dict[str, pl.DataFrame]:
         "basic_time_min": basic, "adjusted_time_min": adjusted, "online": gen.get("bInternet") == "true",
     }])
     extra = {"basic_time_min": pl.Float64(), "adjusted_time_min": pl.Float64(), "online": pl.Boolean()}
-    with_fed = lambda rows: [{"federation": "egf", "competition_id": cid, **r} for r in rows]  # noqa: E731
+    def with_fed(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{"federation": "egf", "competition_id": cid, **r} for r in rows]
+
     return {
         "competitions": conform(competitions, {**COMPETITIONS_SCHEMA, **extra}),
         "players": conform(pl.DataFrame([{"federation": "egf", **p} for p in handler.players]), PLAYERS_SCHEMA),

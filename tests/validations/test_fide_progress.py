@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 import polars as pl
 import pytest
@@ -13,14 +14,14 @@ RATINGS = pl.DataFrame({"player_id": [f"r{i}" for i in range(1, 11)],
                         "rating": [1600.0 + 50 * i for i in range(10)], "games": [50] * 10})
 
 
-def _event(cid: str, day: date, player: str, results: list[tuple[str, float]]) -> tuple[dict, list[dict]]:
+def _event(cid: str, day: date, player: str, results: list[tuple[str, float]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     comp = {"competition_id": cid, "start_date": day, "end_date": day}
     games = [{"competition_id": cid, "round": i + 1, "player_a": player, "player_b": opp, "score_a": s,
               "status": "played"} for i, (opp, s) in enumerate(results)]
     return comp, games
 
 
-def _frames(*events: tuple[dict, list[dict]]) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _frames(*events: tuple[dict[str, Any], list[dict[str, Any]]]) -> tuple[pl.DataFrame, pl.DataFrame]:
     comps = pl.DataFrame([e[0] for e in events])
     games = pl.DataFrame([g for e in events for g in e[1]])
     return comps, games

@@ -44,7 +44,7 @@ _game = st.fixed_dictionaries({
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_game, max_size=25), st.booleans())
-def test_validate_never_raises_and_status_follows_findings(games: list[dict], public: bool) -> None:
+def test_validate_never_raises_and_status_follows_findings(games: list[dict[str, object]], public: bool) -> None:
     """Whatever a file holds, validate answers with findings; rejected iff a reject finding."""
     comps = pl.DataFrame({"federation": ["ajusc"], "competition_id": ["C"], "start_date": [date(2025, 10, 4)],
                           "results_public": [public], "source": ["c.results.csv"]})

@@ -9,10 +9,10 @@ import pytest
 
 from tests.validations.conftest import shared_file
 from tests.validations.opengotha import read_opengotha
-from validations import build_report, render_report, validate
+from validations import Validation, build_report, render_report, validate
 
 
-def _validate_files(*paths: Path) -> tuple[dict[str, pl.DataFrame], object]:
+def _validate_files(*paths: Path) -> tuple[dict[str, pl.DataFrame], Validation]:
     frames = [read_opengotha(p) for p in paths]
     batch = {k: pl.concat([f[k] for f in frames], how="vertical") for k in frames[0]}
     v = validate(batch["competitions"], batch["games"], federation="egf", byes=batch["byes"],

@@ -55,8 +55,9 @@ def test_ensure_is_idempotent(project: Path) -> None:
     after = {str(p): p.read_text() for p in (project / "gx" / "expectations").rglob("*.json")}
     assert before
     assert before.keys() == after.keys()
-    strip = lambda text: [{k: v for k, v in e.items() if k != "id"}  # noqa: E731
-                          for e in json.loads(text)["expectations"]]
+    def strip(text: str) -> list[dict[str, object]]:
+        return [{k: v for k, v in e.items() if k != "id"} for e in json.loads(text)["expectations"]]
+
     assert all(strip(before[k]) == strip(after[k]) for k in before)
 
 

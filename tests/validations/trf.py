@@ -77,7 +77,9 @@ def read_trf(path: Path) -> dict[str, pl.DataFrame]:
                            "start_date": start, "end_date": _date(header.get("052", "")) or start,
                            "rounds": int(header["XXR"]) if header.get("XXR", "").isdigit() else None,
                            "modality": "standard", "results_public": True, "source": path.name}])
-    fed = lambda rows: [{"federation": "fide", "competition_id": cid, **r} for r in rows]  # noqa: E731
+    def fed(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{"federation": "fide", "competition_id": cid, **r} for r in rows]
+
     return {
         "competitions": conform(comps, COMPETITIONS_SCHEMA),
         "players": conform(pl.DataFrame([{"federation": "fide", **p} for p in players]), PLAYERS_SCHEMA),
