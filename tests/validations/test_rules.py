@@ -77,3 +77,12 @@ def test_rules_frame_documents_every_rule() -> None:
     frame = rules_frame()
     assert frame.height == len(load_rules())
     assert frame.filter(frame["id"] == "ajusc.min_rounds").item(0, "severity") == "reject"
+
+
+def test_readme_catalogue_matches_the_rule_table() -> None:
+    from pathlib import Path
+
+    from validations.rules import render_rules
+
+    readme = (Path(__file__).resolve().parents[2] / "validations" / "README.md").read_text(encoding="utf-8")
+    assert readme.rstrip().endswith(render_rules().rstrip()), "regenerate the catalogue with render_rules()"
