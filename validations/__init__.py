@@ -30,7 +30,7 @@ from validations.report import (
     report_status,
     write_report,
 )
-from validations.rules import Rule, load_rules, rules_for, rules_frame
+from validations.rules import Rule, load_rules, render_rules, rules_for, rules_frame
 from validations.suites import build_data_docs, ensure_gx_project
 from validations.validate import Validation, validate
 
@@ -39,6 +39,7 @@ __all__ = [
     "NightlySummary",
     "build_report",
     "render_report",
+    "render_rules",
     "render_summary",
     "report_from_record",
     "report_status",
