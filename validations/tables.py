@@ -30,6 +30,7 @@ TIME_CONTROL_COLUMNS: dict[str, pl.DataType] = {
     "basic_time_min": pl.Float64(),     # basic thinking time per player, minutes
     "adjusted_time_min": pl.Float64(),  # basic + overtime equivalent, minutes
     "online": pl.Boolean(),             # played on the Internet
+    "rounds_declared": pl.Int32(),      # rounds announced (numberOfRounds, XXR); else ``rounds``
 }
 
 
@@ -249,7 +250,7 @@ def _aggregate(
     ).group_by("competition_id").agg(pl.col("player_id").n_unique().cast(pl.Int64).alias("players"))
     agg = comps.select(
         "row_id", "competition_id", "name", "start_date", "end_date", "source",
-        pl.col("rounds").cast(pl.Int64).alias("rounds_declared"),
+        pl.coalesce("rounds_declared", "rounds").cast(pl.Int64).alias("rounds_declared"),
         pl.col("modality").fill_null("classic"),
         pl.col("results_public").fill_null(True),
         pl.col("event_class").str.strip_chars().str.to_uppercase().alias("declared_class"),
@@ -287,7 +288,9 @@ def _aggregate(
         declared, allowed = s["declared_class"], s["time_control_class"]
         if declared is None or allowed is None:
             return True
-        if allowed == "none" or declared not in order:
+        if allowed == "none":
+            return True  # too short for any class: egf.time_control_too_short rejects it
+        if declared not in order:
             return False
         return order[str(declared)] >= order[str(allowed)]
 
@@ -297,8 +300,8 @@ def _aggregate(
         pl.struct("declared_class", "time_control_class").map_elements(consistent, return_dtype=pl.Boolean())
         .alias("class_consistent"),
     ).with_columns(
-        # Great Expectations skips nulls in set checks: a missing class must be a value.
-        pl.col("event_class").fill_null("none").alias("rated_class"),
+        # Neither a class nor a time control (a too-short clock is another rule's concern).
+        (pl.col("event_class").is_null() & pl.col("time_control_class").is_null()).alias("class_missing"),
     ).sort("row_id")
 
 

@@ -163,6 +163,7 @@ def validate(
         pl.when(pl.col("competition_id").is_in(list(rejected))).then(pl.lit("rejected"))
         .otherwise(pl.lit("accepted")).alias("status")
     )
+    out_competitions = _with_rated_class(out_competitions, tables)
     # Rated: a played game, not excluded by a rule, in a competition that is not rejected.
     rated = tables.games.select(
         ((pl.col("status") == "played")
@@ -171,6 +172,25 @@ def validate(
     ).to_series()
     out_games = games.with_columns(rated.alias("rated"))
     return Validation(competitions=out_competitions, games=out_games, findings=findings)
+
+
+def _with_rated_class(competitions: pl.DataFrame, tables: Tables) -> pl.DataFrame:
+    """EGF: the class a competition is rated at, where its time control decides it.
+
+    A declared class above what the time control allows is lowered (the finding
+    ``egf.class_time_control`` says so); a missing one is filled in. Without a time
+    control the declared class stays as it is.
+    """
+    derived = tables.aggregate.filter(
+        pl.col("time_control_class").is_not_null() & pl.col("event_class").is_not_null()
+    ).select("competition_id", pl.col("event_class").alias("_rated_class")).unique("competition_id")
+    if derived.is_empty() or "competition_id" not in competitions.columns:
+        return competitions
+    if "event_class" not in competitions.columns:
+        competitions = competitions.with_columns(pl.lit(None, pl.Utf8()).alias("event_class"))
+    return competitions.join(derived, on="competition_id", how="left").with_columns(
+        pl.coalesce("_rated_class", "event_class").alias("event_class")
+    ).drop("_rated_class").select(competitions.columns)
 
 
 def _rows_of_edition(

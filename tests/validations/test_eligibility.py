@@ -318,6 +318,8 @@ def _egf_batch() -> Batch:
     ff[1].update(status="forfeit")
     b.competition("NO-CLASS", start=day, players=["a", "b", "c", "d"])
     b.competition("NO-CLASS-OLD", start=old, players=["a", "b", "c", "d"])
+    b.competition("TOO-FAST", start=day, players=["a", "b", "c", "d"], event_class="C",
+                  basic_time_min=20.0, adjusted_time_min=28.0)
     b.competition("OVERCLASSED", start=day, players=["a", "b", "c", "d"], event_class="A",
                   basic_time_min=40.0, adjusted_time_min=50.0)
     hr = b.competition("HANDICAP-12", start=day, players=["x", "y", "z", "w"], event_class="C")
@@ -338,7 +340,8 @@ EGF_CASES: dict[str, set[str]] = {
     "UNKNOWN": {"egf.results_known"},
     "FORFEIT": {"egf.forfeit_not_rated"},
     "NO-CLASS": {"egf.event_class"},
-    "NO-CLASS-OLD": {"egf.event_class"},
+    "NO-CLASS-OLD": set(),
+    "TOO-FAST": {"egf.time_control_too_short"},
     "OVERCLASSED": {"egf.class_time_control"},
     "HANDICAP-12": {"egf.handicap_range"},
     "HANDICAP-BACKWARDS": {"egf.handicap_direction"},
@@ -369,14 +372,22 @@ def test_each_egf_rule_fires_and_passes(egf: tuple[Batch, Validation], rule_id: 
     assert rule_id not in fired.get("CLEAN", set())
 
 
-def test_egf_class_severity_depends_on_the_edition(egf: tuple[Batch, Validation]) -> None:
-    """The 2021 GoR weights games by class: no class rejects from 2021, only warns before."""
+def test_egf_class_is_dated_and_follows_the_time_control(egf: tuple[Batch, Validation]) -> None:
+    """From 2021 the class weights games: an unstated class warns (rated as A, the engine's
+    default); a clock too short for class C rejects; a declared class above what the clock
+    allows is lowered in the output, which the engine reads."""
     _, v = egf
     cls = v.findings.filter(pl.col("rule") == "egf.event_class")
-    sev = dict(cls.select("competition_id", "severity").iter_rows())
-    assert sev == {"NO-CLASS": "reject", "NO-CLASS-OLD": "warn"}
+    assert dict(cls.select("competition_id", "severity").iter_rows()) == {"NO-CLASS": "warn"}
     status = dict(v.competitions.select("competition_id", "status").iter_rows())
-    assert status["NO-CLASS"] == "rejected" and status["NO-CLASS-OLD"] == "accepted"
+    assert status["NO-CLASS"] == "accepted" and status["NO-CLASS-OLD"] == "accepted"
+    assert status["TOO-FAST"] == "rejected"
     assert status["OVERCLASSED"] == "accepted" and status["CLEAN-TIME"] == "accepted"
     over = v.findings.filter(pl.col("rule") == "egf.class_time_control").item(0, "message")
     assert "declares class A" in over and "rated as class B" in over
+    rated_class = dict(v.competitions.select("competition_id", "event_class").iter_rows())
+    assert rated_class["OVERCLASSED"] == "B"        # lowered to what 40/50 min allows
+    assert rated_class["CLEAN-TIME"] == "B"         # filled in from 45 min + Canadian byo-yomi
+    assert rated_class["CLEAN"] == "A" and rated_class["NO-CLASS"] is None
+    assert "A, B, C or D" not in v.findings.filter(pl.col("rule") == "egf.time_control_too_short").item(
+        0, "message")
