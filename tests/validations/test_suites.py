@@ -140,3 +140,14 @@ def test_suites_from_an_older_rule_table_are_rebuilt(project: Path) -> None:
     stamp.write_text("stale")
     file_context(project)
     assert stamp.read_text() == rules_fingerprint()
+
+
+def test_no_progress_bars_on_the_terminal(project: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Progress bars are off: a nightly log must not fill with 'Calculating Metrics' bars."""
+    b = Batch("ajusc")
+    b.competition("P1", rounds=2)
+    f = b.frames()
+    validate(f["competitions"], f["games"], federation="ajusc", gx_root=project)
+    validate(f["competitions"], f["games"], federation="ajusc")
+    out, err = capfd.readouterr()
+    assert "Calculating Metrics" not in out + err
