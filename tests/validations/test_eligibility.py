@@ -328,6 +328,11 @@ def _egf_batch() -> Batch:
     b.game("HANDICAP-BACKWARDS", 4, "b", "a", 1.0, handicap=3)       # 1k gives 3 stones to 3d
     b.competition("HANDICAP-TOO-MANY", start=day, players=["c", "d", "x", "y"], event_class="C")
     b.game("HANDICAP-TOO-MANY", 4, "a", "b", 1.0, handicap=5)        # 3d gives 5 to 1k: gap 3
+    b.competition("TWICE", start=day, players=["a", "b", "c", "d"], event_class="A")
+    b.game("TWICE", 2, "a", "x", 1.0)                               # a plays twice in round 2
+    b.competition("HIGH-GOR", start=day, players=["g1", "g2", "g3", "g4"], event_class="A")
+    b.players.append({"federation": "egf", "player_id": "g1", "name": "G1", "declared_rating": 3150.0})
+    b.players.append({"federation": "egf", "player_id": "g2", "name": "G2", "declared_rating": -850.0})
     b.competition("HANDICAP-OK", start=day, players=["c", "d", "x", "y"], event_class="C")
     b.game("HANDICAP-OK", 4, "a", "c", 0.0, handicap=7)              # 3d gives 7 to 5k: gap 7
     return b
@@ -347,7 +352,22 @@ EGF_CASES: dict[str, set[str]] = {
     "HANDICAP-BACKWARDS": {"egf.handicap_direction"},
     "HANDICAP-TOO-MANY": {"egf.handicap_gap"},
     "HANDICAP-OK": set(),
+    "HIGH-GOR": {"quality.rating_range"},
+    "TWICE": {"quality.player_once_per_round"},
 }
+
+
+def test_every_rule_of_the_table_has_a_triggering_case() -> None:
+    """Coverage of the rule table itself: each (rule, federation) is triggered by some case."""
+    triggered = {
+        "ajusc": set().union(*AJUSC_CASES.values()),
+        "fide": set().union(*FIDE_CASES.values()),
+        "egf": set().union(*EGF_CASES.values()),
+    }
+    missing = [(r.id, fed) for r in load_rules() for fed in ("ajusc", "fide", "egf")
+               if (fed in r.federations or ("*" in r.federations and fed == "ajusc"))
+               and r.id not in triggered[fed]]
+    assert missing == []
 
 
 @pytest.fixture(scope="module")
