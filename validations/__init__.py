@@ -23,12 +23,14 @@ from validations.report import (
     CompetitionReport,
     NightlySummary,
     build_report,
+    file_report,
     render_report,
     render_summary,
+    report_from_record,
     report_status,
     write_report,
 )
-from validations.rules import Rule, load_rules, rules_for, rules_frame
+from validations.rules import Rule, load_rules, render_rules, rules_for, rules_frame
 from validations.suites import build_data_docs, ensure_gx_project
 from validations.validate import Validation, validate
 
@@ -37,7 +39,9 @@ __all__ = [
     "NightlySummary",
     "build_report",
     "render_report",
+    "render_rules",
     "render_summary",
+    "report_from_record",
     "report_status",
     "write_report",
     "GxProjectError",
@@ -52,6 +56,7 @@ __all__ = [
     "initial_rating_progress",
     "tournament_class",
     "ensure_gx_project",
+    "file_report",
     "load_rules",
     "rules_for",
     "rules_frame",

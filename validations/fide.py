@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 import polars as pl
 
@@ -175,7 +176,9 @@ def initial_rating_progress(
 
     rows = []
     for (player_id,), events in per_event.group_by("player_id", maintain_order=True):
-        counted, skipped, labels = [], 0, []
+        counted: list[dict[str, Any]] = []
+        labels: list[str] = []
+        skipped = 0
         for ev in events.iter_rows(named=True):
             labels.append(f"{ev['competition_id']}: {ev['opponents']}")
             if ev["opponents"] < edition.min_rated_opponents:

@@ -8,6 +8,7 @@ Markdown viewer lets through) would interpret, so a player called
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -61,6 +62,64 @@ class CompetitionReport:
     games: int | None = None          #: games read (shown in the header when known)
     excluded_games: int | None = None  #: games left out of the rating
     extra: dict[str, Any] = field(default_factory=dict)  #: further header lines (label -> value)
+    #: FIDE: unrated players' progress toward an initial rating
+    #: (:func:`validations.fide.initial_rating_progress`), listed when given.
+    progress: pl.DataFrame | None = None
+
+
+def report_from_record(
+    competition: Mapping[str, Any], findings: pl.DataFrame | None, changes: pl.DataFrame | None,
+    *, federation: str | None = None,
+) -> CompetitionReport:
+    """A report from stored records (``warehouse.competition_report``: row, findings, changes).
+
+    The stored ``status`` wins when it is ``superseded`` or ``pending``; otherwise the
+    findings decide (a stored ``rejected`` stays rejected).
+
+    Examples
+    --------
+    >>> r = report_from_record({"federation": "egf", "competition_id": "E1", "status": "accepted"},
+    ...                        pl.DataFrame({"competition_id": ["E1"], "severity": ["exclude"]}), None)
+    >>> r.status, r.changes.height
+    ('accepted_with_exclusions', 0)
+    """
+    stored = str(competition.get("status") or "accepted")
+    found = _conform(findings, FINDINGS_SCHEMA)
+    if stored in ("superseded", "pending"):
+        status = stored
+    else:
+        status = report_status(found, rated=stored != "rejected")
+    return CompetitionReport(
+        federation=str(federation or competition.get("federation") or ""),
+        competition_id=str(competition.get("competition_id") or ""),
+        name=competition.get("name"), source=competition.get("source"), status=status,
+        findings=found, changes=_changes_with_names(changes, None),
+        start_date=competition.get("start_date"), end_date=competition.get("end_date"),
+    )
+
+
+def file_report(source: str, findings: pl.DataFrame, *, federation: str | None = None) -> CompetitionReport:
+    """The report of a file that could not be tied to a competition (unreadable: quarantined).
+
+    Its findings (reader ``format.*`` rules, ``competition_id`` null) are those whose
+    ``source`` is the file; the report is keyed by the file name.
+
+    Examples
+    --------
+    >>> f = pl.DataFrame({"rule": ["format.trf.bad_result"], "severity": ["reject"],
+    ...                   "message": ["round 3: result 'x' is not 1, =, 0, +, -"], "source": ["a.trf"],
+    ...                   "line": [14], "field": ["result"]})
+    >>> r = file_report("a.trf", f, federation="fide")
+    >>> r.status, r.competition_id, r.findings.height
+    ('rejected', 'a.trf', 1)
+    """
+    own = _conform(findings, FINDINGS_SCHEMA).filter(pl.col("source") == source)
+    return CompetitionReport(
+        federation=str(federation or ""), competition_id=source, name=None, source=source,
+        status="rejected", findings=own, changes=empty({**RATING_CHANGES_SCHEMA, "name": pl.Utf8()}),
+        extra={"Note": "the file could not be read into a competition; it is kept and "
+                       "reprocessed when a corrected version arrives"},
+    )
 
 
 def report_status(findings: pl.DataFrame, *, rated: bool = True) -> str:
@@ -89,6 +148,7 @@ def build_report(
     changes: pl.DataFrame | None = None,
     games: pl.DataFrame | None = None,
     players: pl.DataFrame | None = None,
+    progress: pl.DataFrame | None = None,
 ) -> CompetitionReport:
     """Assemble the report of ``competition_id`` from a validation's frames.
 
@@ -103,6 +163,9 @@ def build_report(
         its ``name`` column or from ``players``.
     games
         ``Validation.games`` (with ``rated``), to count games and exclusions.
+    progress
+        FIDE: :func:`validations.fide.initial_rating_progress` over the history;
+        the rows of this competition's players (needs ``games``) are shown.
 
     Raises
     ------
@@ -122,7 +185,17 @@ def build_report(
         n_games = mine.height
         if "rated" in mine.columns and status != "rejected":
             n_excluded = int((~mine.get_column("rated")).sum())
+    own_progress = None
+    if progress is not None and games is not None and not progress.is_empty():
+        mine = games.filter(pl.col("competition_id") == competition_id)
+        ids = set(mine.get_column("player_a").to_list()) | set(mine.get_column("player_b").to_list())
+        own_progress = progress.filter(pl.col("player_id").is_in([i for i in ids if i is not None]))
+        if players is not None and "name" in players.columns and "label" not in own_progress.columns:
+            from validations.tables import player_labels
+
+            own_progress = own_progress.join(player_labels(players), on="player_id", how="left")
     return CompetitionReport(
+        progress=own_progress,
         federation=federation, competition_id=competition_id, name=row.get("name"),
         source=row.get("source"), status=status, findings=own,
         changes=own_changes if status != "rejected" else own_changes.clear(),
@@ -159,11 +232,34 @@ def _num(value: Any, digits: int = 0, *, signed: bool = False) -> str:
     return text
 
 
+#: Warnings shown per rule before the rest are summarised (a FIDE open can hold hundreds
+#: of "game against an unrated opponent" notes; rejections and exclusions are always listed).
+WARN_LIMIT = 20
+
+
 def _sorted_findings(findings: pl.DataFrame) -> list[dict[str, Any]]:
     order = {s: i for i, s in enumerate(SEVERITIES)}
     rows = _conform(findings, FINDINGS_SCHEMA).to_dicts()
     return sorted(rows, key=lambda r: (order.get(r["severity"], 9), r["line"] is None,
                                        r["line"] or 0, r["rule"] or ""))
+
+
+def _shown_findings(
+    findings: pl.DataFrame, warn_limit: int | None,
+) -> tuple[list[dict[str, Any]], list[tuple[str, int]]]:
+    """Findings to list, and (rule, count) of the warnings left out beyond ``warn_limit``."""
+    shown: list[dict[str, Any]] = []
+    per_rule: dict[str, int] = {}
+    omitted: dict[str, int] = {}
+    for row in _sorted_findings(findings):
+        if row["severity"] == "warn" and warn_limit is not None:
+            seen = per_rule.get(row["rule"], 0)
+            per_rule[row["rule"]] = seen + 1
+            if seen >= warn_limit:
+                omitted[row["rule"]] = omitted.get(row["rule"], 0) + 1
+                continue
+        shown.append(row)
+    return shown, sorted(omitted.items())
 
 
 def _change_rows(changes: pl.DataFrame) -> list[dict[str, str]]:
@@ -210,6 +306,25 @@ def _counts(findings: pl.DataFrame) -> dict[str, int]:
     return counts
 
 
+def _progress_rows(progress: pl.DataFrame | None) -> list[dict[str, str]]:
+    if progress is None or progress.is_empty():
+        return []
+    rows = []
+    for r in progress.to_dicts():
+        first = r.get("first_event")
+        rows.append({
+            "player": str(r.get("label") or r.get("player_id") or ""),
+            "rule_set": str(r.get("rule_set") or ""),
+            "window": f"{r.get('window_start') or '?'} – {r.get('window_end') or '?'}",
+            "games": str(r.get("games_vs_rated") or 0),
+            "needed": str(r.get("games_needed") or ""),
+            "first": f"{first} ({_num(r.get('first_event_points'), 1)})" if first else "none yet",
+            "per_event": str(r.get("rated_opponents_per_event") or ""),
+            "status": str(r.get("status") or ""),
+        })
+    return rows
+
+
 # ------------------------------------------------------------------ markdown
 _MD_SPECIAL = str.maketrans({
     "\\": "\\\\", "`": "\\`", "*": "\\*", "_": "\\_", "{": "\\{", "}": "\\}", "[": "\\[",
@@ -229,7 +344,7 @@ def md_escape(text: Any) -> str:
     return "" if text is None else str(text).translate(_MD_SPECIAL)
 
 
-def _markdown(report: CompetitionReport) -> str:
+def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) -> str:
     out = [f"# Validation report: {md_escape(report.name or report.competition_id)}", ""]
     out.append(f"**{_HEADLINES.get(report.status, md_escape(report.status))}**")
     out.append("")
@@ -237,7 +352,7 @@ def _markdown(report: CompetitionReport) -> str:
     counts = _counts(report.findings)
     out.append(f"- Findings: {counts['reject']} reject, {counts['exclude']} exclude, {counts['warn']} warning")
     out += ["", f"Next step: {_NEXT_STEP.get(report.status, '')}", "", "## Findings", ""]
-    rows = _sorted_findings(report.findings)
+    rows, omitted = _shown_findings(report.findings, warn_limit)
     if not rows:
         out.append("No findings: the competition meets every rule.")
     else:
@@ -248,6 +363,20 @@ def _markdown(report: CompetitionReport) -> str:
                 f"| {md_escape(r['severity'])} | {md_escape(r['source'])} | "
                 f"{'' if r['line'] is None else r['line']} | {md_escape(r['field'])} | "
                 f"{md_escape(r['rule'])} | {md_escape(r['message'])} |"
+            )
+        for rule, count in omitted:
+            out.append("")
+            out.append(f"… and {count} more warning(s) of {md_escape(rule)} (same situation, other lines).")
+    progress = _progress_rows(report.progress)
+    if progress:
+        out += ["", "## Unrated players: progress toward an initial rating", "",
+                "| Player | Rules | Window | Games vs rated | Needed | First event (points) | "
+                "Rated opponents per event | Status |",
+                "|---|---|---|---:|---:|---|---|---|"]
+        for p in progress:
+            out.append(
+                f"| {md_escape(p['player'])} | {p['rule_set']} | {p['window']} | {p['games']} | {p['needed']} | "
+                f"{md_escape(p['first'])} | {md_escape(p['per_event'])} | {md_escape(p['status'])} |"
             )
     out += ["", "## Rating changes", ""]
     changes = _change_rows(report.changes)
@@ -279,7 +408,7 @@ table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{border-bottom:1px solid #e3e8ee;padding:.35rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f6f9}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .sev{font-weight:600;white-space:nowrap}.sev.reject{color:#b42318}.sev.exclude{color:#b26b00}.sev.warn{color:#59636e}
-.pos{color:#1f7a3a}.neg{color:#b42318}code{font-size:.9em}
+.more{color:#59636e;font-style:italic}.pos{color:#1f7a3a}.neg{color:#b42318}code{font-size:.9em}
 """
 
 _TEMPLATE = """<!DOCTYPE html>
@@ -296,10 +425,18 @@ _TEMPLATE = """<!DOCTYPE html>
 {% if findings %}<table><thead><tr><th>Severity</th><th>File</th><th class="num">Line</th><th>Field</th>
 <th>Rule</th><th>What is wrong and how to fix it</th></tr></thead><tbody>
 {% for f in findings %}<tr><td class="sev {{ f.severity }}" title="{{ severity_text.get(f.severity, '') }}">{{ f.severity }}</td>
-<td>{{ f.source or "" }}</td><td class="num">{{ "" if f.line is none else f.line }}</td><td>{{ f.field or "" }}</td>
+<td>{{ f.source or "" }}</td><td class="num">{{ "—" if f.line is none else f.line }}</td><td>{{ f.field or "" }}</td>
 <td><code>{{ f.rule }}</code></td><td>{{ f.message }}</td></tr>
 {% endfor %}</tbody></table>
+{% for rule, count in omitted %}<p class="more">… and {{ count }} more warning(s) of <code>{{ rule }}</code>
+(same situation, other lines).</p>{% endfor %}
 {% else %}<p>No findings: the competition meets every rule.</p>{% endif %}
+{% if progress %}<h2>Unrated players: progress toward an initial rating</h2>
+<table><thead><tr><th>Player</th><th>Rules</th><th>Window</th><th class="num">Games vs rated</th>
+<th class="num">Needed</th><th>First event (points)</th><th>Rated opponents per event</th><th>Status</th></tr></thead>
+<tbody>{% for p in progress %}<tr><td>{{ p.player }}</td><td>{{ p.rule_set }}</td><td>{{ p.window }}</td>
+<td class="num">{{ p.games }}</td><td class="num">{{ p.needed }}</td><td>{{ p.first }}</td><td>{{ p.per_event }}</td>
+<td>{{ p.status }}</td></tr>{% endfor %}</tbody></table>{% endif %}
 <h2>Rating changes</h2>
 {% if changes %}<table><thead><tr><th>Player</th><th>Name</th>{% if has_period %}<th>Period</th>{% endif %}
 <th class="num">Before</th><th class="num">Games</th><th class="num">Score</th><th class="num">Expected</th>
@@ -320,7 +457,7 @@ def _environment() -> Any:
     return jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
 
 
-def _html(report: CompetitionReport) -> str:
+def _html(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) -> str:
     changes = _change_rows(report.changes)
     template = _environment().from_string(_TEMPLATE)
     return str(template.render(
@@ -331,9 +468,11 @@ def _html(report: CompetitionReport) -> str:
         header=_header(report),
         counts=_counts(report.findings),
         next_step=_NEXT_STEP.get(report.status, ""),
-        findings=_sorted_findings(report.findings),
+        findings=_shown_findings(report.findings, warn_limit)[0],
+        omitted=_shown_findings(report.findings, warn_limit)[1],
         severity_text=_SEVERITY_TEXT,
         changes=changes,
+        progress=_progress_rows(report.progress),
         has_period=any(c["period"] for c in changes),
         no_changes=("Not rated." if report.status in ("rejected", "superseded", "pending")
                     else "No rating changes recorded for this competition yet."),
@@ -346,7 +485,10 @@ def _CSS_MARKUP() -> Any:  # noqa: N802 - the stylesheet is ours, not user input
     return markupsafe.Markup(_CSS)
 
 
-def render_report(report: CompetitionReport, *, fmt: Literal["markdown", "html"] = "markdown") -> str:
+def render_report(
+    report: CompetitionReport, *, fmt: Literal["markdown", "html"] = "markdown",
+    warn_limit: int | None = WARN_LIMIT,
+) -> str:
     """Render the organiser's report of one competition.
 
     Parameters
@@ -356,6 +498,9 @@ def render_report(report: CompetitionReport, *, fmt: Literal["markdown", "html"]
     fmt
         ``"markdown"`` (Prefect artifact, ``ratings report``) or ``"html"``
         (self-contained page with inline CSS; user text escaped).
+    warn_limit
+        Warnings listed per rule before the rest are counted in one line (``None``:
+        list all). Rejections and exclusions are always listed in full.
 
     Raises
     ------
@@ -376,9 +521,9 @@ def render_report(report: CompetitionReport, *, fmt: Literal["markdown", "html"]
     (False, True)
     """
     if fmt == "markdown":
-        return _markdown(report)
+        return _markdown(report, warn_limit)
     if fmt == "html":
-        return _html(report)
+        return _html(report, warn_limit)
     raise ReportError(f"report format must be 'markdown' or 'html', not {fmt!r}")
 
 

@@ -109,8 +109,8 @@ class Rule:
         Examples
         --------
         >>> r = next(r for r in load_rules() if r.id == "ajusc.min_players")
-        >>> r.render_message({"competition_id": "C1", "players": 3})
-        'Competition C1 has 3 player(s); BARRUF rates championships of at least 4 players. Check that every player\\'s games are in the file.'
+        >>> print(r.render_message({"competition_id": "C1", "players": 3}))
+        Competition C1 has 3 player(s); BARRUF rates championships of at least 4 players. Check that every player's games are in the file.
         """
         values: dict[str, Any] = {"min": _fmt(self.min), "max": _fmt(self.max)}
         values.update({k: _fmt(v) for k, v in row.items()})
@@ -322,3 +322,45 @@ def rules_frame(rules: tuple[Rule, ...] | None = None) -> pl.DataFrame:
             "message": pl.Utf8, "source": pl.Utf8,
         },
     )
+
+
+def render_rules(rules: tuple[Rule, ...] | None = None) -> str:
+    """The rule table as a Markdown catalogue, one section per federation (for docs and organisers).
+
+    Examples
+    --------
+    >>> print(render_rules().splitlines()[0])
+    ### Every federation (data quality)
+    """
+    table = load_rules() if rules is None else rules
+    sections = [("Every federation (data quality)", lambda r: "*" in r.federations or r.id.startswith("quality.")),
+                *[(f"`{f}`", (lambda f: lambda r: r.id.startswith(f + "."))(f)) for f in FEDERATIONS]]
+    out: list[str] = []
+    for title, keep in sections:
+        chosen = [r for r in table if keep(r)]
+        if not chosen:
+            continue
+        out += [f"### {title}", "", "| Rule | Federations | In force | Severity | Checks | Source |",
+                "|---|---|---|---|---|---|"]
+        for r in chosen:
+            parts = ([f"from {r.effective_from.isoformat()}"] if r.effective_from else []) + (
+                [f"before {r.effective_to.isoformat()}"] if r.effective_to else [])
+            when = " ".join(parts) or "always"
+            if r.expect == "between":
+                bounds = " and ".join(
+                    b for b in (f">= {_fmt(r.min)}" if r.min is not None else "",
+                                f"<= {_fmt(r.max)}" if r.max is not None else "") if b)
+                check = f"{r.table}.{r.column} {bounds}"
+            elif r.expect in ("in_set", "not_in_set"):
+                word = "in" if r.expect == "in_set" else "not in"
+                check = f"{r.table}.{r.column} {word} {{{', '.join(str(v) for v in r.values)}}}"
+            elif r.expect == "unique":
+                check = f"{r.table}: ({', '.join(r.columns)}) unique"
+            elif r.expect == "a_greater_than_b":
+                check = f"{r.table}.{r.column_a} {'>=' if r.or_equal else '>'} {r.column_b}"
+            else:
+                check = f"{r.table}.{r.column} present"
+            out.append(f"| `{r.id}` | {', '.join(r.federations)} | {when} | {r.severity} | "
+                       f"{check.replace('|', '/')} | {r.source.replace('|', '/')} |")
+        out.append("")
+    return "\n".join(out)

@@ -38,6 +38,9 @@ DATA_DOCS_DIR = Path("gx") / "uncommitted" / "data_docs" / "local_site"
 
 _EPHEMERAL: dict[str, Any] = {}
 _LOCK = threading.Lock()
+# One run at a time per process: Prefect runs tasks in threads, and a GX context
+# (its stores and metric caches) is not meant to be shared by concurrent runs.
+_RUN_LOCK = threading.Lock()
 
 
 def _quiet_env() -> None:
@@ -67,8 +70,10 @@ def expectation(rule: Rule) -> Any:
     Nulls are not checked by map expectations (Great Expectations skips them): the
     tables derive explicit columns where a null must fail.
     """
-    import great_expectations.expectations as gxe
+    import importlib
 
+    # Typed as Any: the package re-exports its expectation classes without __all__.
+    gxe: Any = importlib.import_module("great_expectations.expectations")
     meta = {"rule": rule.id, "severity": rule.severity}
     if rule.expect == "between":
         return gxe.ExpectColumnValuesToBeBetween(
@@ -164,19 +169,37 @@ def ensure_gx_project(root: Path, *, federations: tuple[str, ...] = FEDERATIONS)
     root.mkdir(parents=True, exist_ok=True)
     context = gx.get_context(mode="file", project_root_dir=str(root))
     _prepare(context, federations)
+    (root / "gx" / RULES_STAMP).write_text(rules_fingerprint(), encoding="utf-8")
     return root / "gx"
 
 
-def ephemeral_context() -> Any:
-    """A process-wide in-memory context with every suite (built once per process)."""
+#: File in the project recording which rule table its suites were built from.
+RULES_STAMP = "rules.sha256"
+
+
+def rules_fingerprint() -> str:
+    """SHA-256 of the rule table the suites are built from (a changed table rebuilds them)."""
+    import hashlib
+
+    rules = load_rules()
+    text = "\n".join(repr(r) for r in rules)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def ephemeral_context(federation: str | None = None) -> Any:
+    """A process-wide in-memory context; a federation's suites are built on its first use."""
     _quiet_env()
     with _LOCK:
         if "context" not in _EPHEMERAL:
             import great_expectations as gx
 
-            context = gx.get_context(mode="ephemeral")
-            _prepare(context, FEDERATIONS)
-            _EPHEMERAL["context"] = context
+            _EPHEMERAL["context"] = gx.get_context(mode="ephemeral")
+            _EPHEMERAL["prepared"] = set()
+        wanted = FEDERATIONS if federation is None else (federation,)
+        missing = tuple(f for f in wanted if f not in _EPHEMERAL["prepared"])
+        if missing:
+            _prepare(_EPHEMERAL["context"], missing)
+            _EPHEMERAL["prepared"].update(missing)
         return _EPHEMERAL["context"]
 
 
@@ -185,7 +208,11 @@ def file_context(root: Path) -> Any:
     _quiet_env()
     import great_expectations as gx
 
-    if not (root / "gx" / "great_expectations.yml").exists():
+    stamp = root / "gx" / RULES_STAMP
+    current = stamp.read_text(encoding="utf-8").strip() if stamp.exists() else None
+    if not (root / "gx" / "great_expectations.yml").exists() or current != rules_fingerprint():
+        # A new project, or suites built from an older rule table: (re)build them, so no
+        # rule of the table goes unchecked. The flow does this once before validating.
         ensure_gx_project(root)
     try:
         return gx.get_context(mode="file", project_root_dir=str(root))
@@ -219,6 +246,11 @@ def run_suite(context: Any, name: str, frame: pl.DataFrame, *, file_project: boo
         the derived tables always carry the columns the rules read).
     """
     data = _to_pandas(frame)
+    with _RUN_LOCK:
+        return _run(context, name, data, file_project=file_project)
+
+
+def _run(context: Any, name: str, data: Any, *, file_project: bool) -> list[Failure]:
     try:
         if file_project:
             checkpoint = context.checkpoints.get(name)

@@ -30,6 +30,7 @@ TIME_CONTROL_COLUMNS: dict[str, pl.DataType] = {
     "basic_time_min": pl.Float64(),     # basic thinking time per player, minutes
     "adjusted_time_min": pl.Float64(),  # basic + overtime equivalent, minutes
     "online": pl.Boolean(),             # played on the Internet
+    "rounds_declared": pl.Int32(),      # rounds announced (numberOfRounds, XXR); else ``rounds``
 }
 
 
@@ -131,6 +132,8 @@ def build_tables(
     )
     g = g.with_columns(
         pl.col("round").fill_null(0).alias("round_or_zero"),
+        pl.col("competition_id").is_in(comps.get_column("competition_id").drop_nulls().implode())
+        .fill_null(False).alias("competition_known"),
         (pl.col("player_a").is_not_null() & pl.col("player_b").is_not_null()).alias("players_present"),
         pl.when(pl.col("status") == "played").then(pl.col("score_a").is_not_null())
         .when(pl.col("status") == "unknown").then(pl.col("score_a").is_null())
@@ -143,6 +146,13 @@ def build_tables(
     )
     g = _with_ratings(g, federation, ratings, players)
     g = _with_grades(g, players)
+    labels = player_labels(players)
+    g = g.join(labels.rename({"player_id": "player_a", "label": "label_a"}), on="player_a", how="left")
+    g = g.join(labels.rename({"player_id": "player_b", "label": "label_b"}), on="player_b", how="left")
+    g = g.with_columns(
+        pl.coalesce("label_a", "player_a").alias("label_a"),
+        pl.coalesce("label_b", "player_b").alias("label_b"),
+    ).sort("row_id")
 
     appearances = pl.concat([
         g.select(pl.col("row_id").alias("game_row_id"), "competition_id", "round",
@@ -156,14 +166,37 @@ def build_tables(
         pl.col("player_id").is_not_null() & (pl.col("player_id") != pl.col("opponent_id")).fill_null(True)
     ).sort("game_row_id", maintain_order=True)
     appearances = appearances.with_row_index("row_id").with_columns(pl.col("row_id").cast(pl.Int64))
+    appearances = appearances.join(labels, on="player_id", how="left").with_columns(
+        pl.coalesce("label", "player_id").alias("label")
+    ).sort("row_id")
 
     aggregate = _aggregate(comps, g, appearances, byes)
     unrated = _unrated_events(comps, g, federation, ratings, players)
+    unrated = unrated.join(labels, on="player_id", how="left").with_columns(
+        pl.coalesce("label", "player_id").alias("label")
+    ).sort("row_id")
     player_table = _players(players, appearances)
     return Tables(
         games=g, appearances=appearances, competitions=comps, aggregate=aggregate,
         unrated_events=unrated, players=player_table,
     )
+
+
+def player_labels(players: pl.DataFrame | None) -> pl.DataFrame:
+    """``player_id, label``: "Name (id)" for messages an organiser reads (id alone without a name).
+
+    Examples
+    --------
+    >>> player_labels(pl.DataFrame({"player_id": ["17", "9"], "name": ["Martí Roé", None]})).rows()
+    [('17', 'Martí Roé (17)'), ('9', '9')]
+    """
+    p = _with_columns(players, PLAYERS_SCHEMA).unique("player_id", keep="first", maintain_order=True)
+    return p.select(
+        "player_id",
+        pl.when(pl.col("name").str.strip_chars().str.len_chars() > 0)
+        .then(pl.format("{} ({})", pl.col("name").str.strip_chars(), pl.col("player_id")))
+        .otherwise(pl.col("player_id")).alias("label"),
+    ).filter(pl.col("player_id").is_not_null())
 
 
 def _with_ratings(
@@ -217,7 +250,7 @@ def _aggregate(
     ).group_by("competition_id").agg(pl.col("player_id").n_unique().cast(pl.Int64).alias("players"))
     agg = comps.select(
         "row_id", "competition_id", "name", "start_date", "end_date", "source",
-        pl.col("rounds").cast(pl.Int64).alias("rounds_declared"),
+        pl.coalesce("rounds_declared", "rounds").cast(pl.Int64).alias("rounds_declared"),
         pl.col("modality").fill_null("classic"),
         pl.col("results_public").fill_null(True),
         pl.col("event_class").str.strip_chars().str.to_uppercase().alias("declared_class"),
@@ -255,7 +288,9 @@ def _aggregate(
         declared, allowed = s["declared_class"], s["time_control_class"]
         if declared is None or allowed is None:
             return True
-        if allowed == "none" or declared not in order:
+        if allowed == "none":
+            return True  # too short for any class: egf.time_control_too_short rejects it
+        if declared not in order:
             return False
         return order[str(declared)] >= order[str(allowed)]
 
@@ -265,8 +300,8 @@ def _aggregate(
         pl.struct("declared_class", "time_control_class").map_elements(consistent, return_dtype=pl.Boolean())
         .alias("class_consistent"),
     ).with_columns(
-        # Great Expectations skips nulls in set checks: a missing class must be a value.
-        pl.col("event_class").fill_null("none").alias("rated_class"),
+        # Neither a class nor a time control (a too-short clock is another rule's concern).
+        (pl.col("event_class").is_null() & pl.col("time_control_class").is_null()).alias("class_missing"),
     ).sort("row_id")
 
 

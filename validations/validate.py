@@ -115,7 +115,7 @@ def validate(
     sources = {cid: src for cid, src in tables.competitions.select("competition_id", "source").iter_rows()}
 
     if gx_root is None:
-        context, file_project = ephemeral_context(), False
+        context, file_project = ephemeral_context(rule_set), False
     else:
         context, file_project = file_context(gx_root), True
 
@@ -125,11 +125,15 @@ def validate(
         frame = _rows_of_edition(tables, table_name, editions, edition, rule_set)
         if frame.is_empty():
             continue
-        failures = run_suite(context, suite_name(rule_set, table_name, edition), frame,
+        # Great Expectations needs only the checked columns (and row_id to report rows);
+        # messages are filled from the polars rows afterwards.
+        needed = ["row_id", *dict.fromkeys(c for r in by_id.values() for c in r.checked_columns)]
+        failures = run_suite(context, suite_name(rule_set, table_name, edition),
+                             frame.select([c for c in needed if c in frame.columns]),
                              file_project=file_project)
         for failure in failures:
             rule = by_id.get(failure.rule_id)
-            if rule is None:  # a suite older than the rule table: ensure_gx_project updates it
+            if rule is None:  # not in this edition's table (file_context rebuilds stale suites)
                 continue
             failing = frame.filter(pl.col("row_id").is_in(list(failure.row_ids)))
             if rule.expect == "unique":
@@ -159,15 +163,34 @@ def validate(
         pl.when(pl.col("competition_id").is_in(list(rejected))).then(pl.lit("rejected"))
         .otherwise(pl.lit("accepted")).alias("status")
     )
-    status = tables.games.get_column("status")
-    played = (status == "played").to_list()
-    game_ids = tables.games.get_column("competition_id").to_list()
-    rated = [
-        bool(p) and i not in excluded and cid not in rejected
-        for i, (p, cid) in enumerate(zip(played, game_ids, strict=True))
-    ]
-    out_games = games.with_columns(pl.Series("rated", rated, dtype=pl.Boolean()))
+    out_competitions = _with_rated_class(out_competitions, tables)
+    # Rated: a played game, not excluded by a rule, in a competition that is not rejected.
+    rated = tables.games.select(
+        ((pl.col("status") == "played")
+         & ~pl.col("row_id").is_in(sorted(excluded))
+         & ~pl.col("competition_id").is_in(sorted(rejected)).fill_null(False)).fill_null(False)
+    ).to_series()
+    out_games = games.with_columns(rated.alias("rated"))
     return Validation(competitions=out_competitions, games=out_games, findings=findings)
+
+
+def _with_rated_class(competitions: pl.DataFrame, tables: Tables) -> pl.DataFrame:
+    """EGF: the class a competition is rated at, where its time control decides it.
+
+    A declared class above what the time control allows is lowered (the finding
+    ``egf.class_time_control`` says so); a missing one is filled in. Without a time
+    control the declared class stays as it is.
+    """
+    derived = tables.aggregate.filter(
+        pl.col("time_control_class").is_not_null() & pl.col("event_class").is_not_null()
+    ).select("competition_id", pl.col("event_class").alias("_rated_class")).unique("competition_id")
+    if derived.is_empty() or "competition_id" not in competitions.columns:
+        return competitions
+    if "event_class" not in competitions.columns:
+        competitions = competitions.with_columns(pl.lit(None, pl.Utf8()).alias("event_class"))
+    return competitions.join(derived, on="competition_id", how="left").with_columns(
+        pl.coalesce("_rated_class", "event_class").alias("event_class")
+    ).drop("_rated_class").select(competitions.columns)
 
 
 def _rows_of_edition(

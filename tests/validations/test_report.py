@@ -190,3 +190,55 @@ def test_html_report_screenshot(tmp_path: Path) -> None:
         check=True, capture_output=True, timeout=120,
     )
     assert shot.exists() and shot.stat().st_size > 20_000
+
+
+def test_many_warnings_are_summarised_but_rejections_never() -> None:
+    n = 45
+    findings = pl.DataFrame({
+        "competition_id": ["C1"] * (n + 30), "rule": ["fide.unrated_opponent"] * n + ["fide.results_known"] * 30,
+        "severity": ["warn"] * n + ["reject"] * 30, "message": ["m"] * (n + 30),
+        "source": ["x.trf"] * (n + 30), "line": list(range(1, n + 31)), "field": ["player_b"] * (n + 30),
+    }, schema_overrides={"line": pl.Int32})
+    report = CompetitionReport(federation="fide", competition_id="C1", name=None, source="x.trf",
+                               status="rejected", findings=findings, changes=pl.DataFrame())
+    md = render_report(report, fmt="markdown", warn_limit=20)
+    assert sum(ln.startswith("| reject") for ln in md.splitlines()) == 30
+    assert sum(ln.startswith("| warn") for ln in md.splitlines()) == 20
+    assert "… and 25 more warning(s) of fide.unrated\\_opponent" in md
+    page = render_report(report, fmt="html", warn_limit=20)
+    assert page.count('class="sev warn"') == 20 and "… and 25 more warning(s)" in page
+    assert render_report(report, fmt="html", warn_limit=None).count('class="sev warn"') == n
+
+
+def test_fide_report_lists_unrated_players_progress() -> None:
+    from validations.fide import initial_rating_progress
+
+    comps = pl.DataFrame({"competition_id": ["A"], "end_date": [date(2025, 1, 5)]})
+    ratings = pl.DataFrame({"player_id": ["r1", "r2", "r3"], "rating": [1800.0, 1900.0, 2000.0]})
+    games = pl.DataFrame({"competition_id": ["A"] * 3, "round": [1, 2, 3], "player_a": ["u"] * 3,
+                          "player_b": ["r1", "r2", "r3"], "score_a": [1.0, 0.0, 0.5], "status": ["played"] * 3})
+    progress = initial_rating_progress(games, ratings, date(2025, 2, 1), competitions=comps).with_columns(
+        pl.lit("Ona <b>Vidal</b> (u)").alias("label"))
+    report = CompetitionReport(federation="fide", competition_id="A", name="A", source="a.trf",
+                               status="accepted", findings=pl.DataFrame(), changes=pl.DataFrame(),
+                               progress=progress)
+    md = render_report(report, fmt="markdown")
+    assert "## Unrated players: progress toward an initial rating" in md
+    assert "| Ona &lt;b&gt;Vidal&lt;/b&gt; \\(u\\) | fide-2024 | 2022-12-01 – 2025-02-01 | 3 | 5 | A \\(1.5\\) |" in md
+    assert "needs 2 more game\\(s\\)" in md
+    page = render_report(report, fmt="html")
+    assert "Ona &lt;b&gt;Vidal&lt;/b&gt; (u)" in page and "<b>Vidal" not in page
+
+
+def test_unreadable_file_report() -> None:
+    from validations import file_report
+
+    findings = pl.DataFrame({
+        "competition_id": [None, None], "rule": ["format.trf.bad_result", "format.trf.bad_date"],
+        "severity": ["reject", "reject"], "message": ["result 'x' <b>", "date '31/02/2024'"],
+        "source": ["a.trf", "b.trf"], "line": [14, 3], "field": ["result", "start_date"],
+    }, schema_overrides={"line": pl.Int32, "competition_id": pl.Utf8})
+    report = file_report("a.trf", findings, federation="fide")
+    md = render_report(report, fmt="markdown")
+    assert "| reject | a.trf | 14 | result | format.trf.bad\\_result | result 'x' &lt;b&gt; |" in md
+    assert "b.trf" not in md and "could not be read" in md

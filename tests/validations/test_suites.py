@@ -15,8 +15,16 @@ from validations.rules import editions
 from validations.suites import suite_name, suite_rules
 
 
-def test_one_suite_per_federation_table_and_edition(tmp_path: Path) -> None:
-    gx_dir = ensure_gx_project(tmp_path)
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One file project for the module: creating one writes ~150 files (seconds)."""
+    root = tmp_path_factory.mktemp("gx_project")
+    ensure_gx_project(root)
+    return root
+
+
+def test_one_suite_per_federation_table_and_edition(project: Path) -> None:
+    gx_dir = project / "gx"
     # GX stores suite "a.b.c" as expectations/a/b/c.json.
     stored = {".".join(p.relative_to(gx_dir / "expectations").with_suffix("").parts)
               for p in (gx_dir / "expectations").rglob("*.json")}
@@ -41,37 +49,37 @@ def test_one_suite_per_federation_table_and_edition(tmp_path: Path) -> None:
     assert "progress_bars" in (gx_dir / "great_expectations.yml").read_text()
 
 
-def test_ensure_is_idempotent(tmp_path: Path) -> None:
-    ensure_gx_project(tmp_path)
-    before = {str(p): p.read_text() for p in (tmp_path / "gx" / "expectations").rglob("*.json")}
-    ensure_gx_project(tmp_path)
-    after = {str(p): p.read_text() for p in (tmp_path / "gx" / "expectations").rglob("*.json")}
+def test_ensure_is_idempotent(project: Path) -> None:
+    before = {str(p): p.read_text() for p in (project / "gx" / "expectations").rglob("*.json")}
+    assert ensure_gx_project(project) == project / "gx"
+    after = {str(p): p.read_text() for p in (project / "gx" / "expectations").rglob("*.json")}
     assert before
     assert before.keys() == after.keys()
-    strip = lambda text: [{k: v for k, v in e.items() if k != "id"}  # noqa: E731
-                          for e in json.loads(text)["expectations"]]
+    def strip(text: str) -> list[dict[str, object]]:
+        return [{k: v for k, v in e.items() if k != "id"} for e in json.loads(text)["expectations"]]
+
     assert all(strip(before[k]) == strip(after[k]) for k in before)
 
 
-def test_file_project_validation_and_data_docs(tmp_path: Path) -> None:
+def test_file_project_validation_and_data_docs(project: Path) -> None:
     """validate() against a real file-based context: same findings as in memory, plus Data Docs."""
     b = Batch("ajusc")
     b.competition("GOOD")
     games = b.competition("BAD", rounds=2)
     games[0].update(status="unknown", score_a=None)
     f = b.frames()
-    ensure_gx_project(tmp_path)
-    on_disk = validate(f["competitions"], f["games"], federation="ajusc", gx_root=tmp_path)
+    on_disk = validate(f["competitions"], f["games"], federation="ajusc", gx_root=project)
     in_memory = validate(f["competitions"], f["games"], federation="ajusc")
     assert on_disk.findings.equals(in_memory.findings)
     assert set(on_disk.findings.get_column("rule")) == {"ajusc.min_rounds", "ajusc.results_known"}
-    stored = list((tmp_path / "gx" / "uncommitted" / "validations").rglob("*.json"))
+    stored = list((project / "gx" / "uncommitted" / "validations").rglob("*.json"))
     assert stored, "checkpoint runs store their results for Data Docs"
-    index = build_data_docs(tmp_path)
+    index = build_data_docs(project)
     assert index.name == "index.html" and index.exists()
     assert "ajusc.aggregate.base" in index.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_missing_project_is_created_on_first_use(tmp_path: Path) -> None:
     b = Batch("egf")
     b.competition("E1", start=date(2024, 5, 18), event_class="A")
@@ -95,3 +103,51 @@ def test_unexpected_rows_map_to_lines_at_any_size(rows: int) -> None:
     bad_lines = sorted(g["source_line"] for g in b.games[::97])
     got = v.findings.filter(pl.col("rule") == "quality.score_domain").get_column("line").sort().to_list()
     assert got == bad_lines
+
+
+def test_data_docs_keep_only_the_newest_results(project: Path) -> None:
+    b = Batch("ajusc")
+    b.competition("K1")
+    f = b.frames()
+    for _ in range(2):
+        validate(f["competitions"], f["games"], federation="ajusc", gx_root=project)
+    index = build_data_docs(project, keep=2)
+    stored = list((project / "gx" / "uncommitted" / "validations").rglob("*.json"))
+    assert len(stored) == 2 and index.exists()
+
+
+def test_concurrent_validations_in_threads_agree() -> None:
+    """Prefect runs tasks in threads: parallel validate calls give the same findings."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    b = Batch("ajusc")
+    b.competition("T1", rounds=2)
+    g = b.competition("T2")
+    g[0].update(status="forfeit")
+    f = b.frames()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda _: validate(f["competitions"], f["games"], federation="ajusc"), range(4)))
+    assert all(r.findings.equals(results[0].findings) for r in results)
+    assert set(results[0].findings.get_column("rule")) == {"ajusc.min_rounds", "ajusc.forfeit_not_rated"}
+
+
+def test_suites_from_an_older_rule_table_are_rebuilt(project: Path) -> None:
+    """A project whose suites predate the rule table is rebuilt before use: no rule goes unchecked."""
+    from validations.suites import RULES_STAMP, file_context, rules_fingerprint
+
+    stamp = project / "gx" / RULES_STAMP
+    assert stamp.read_text() == rules_fingerprint()
+    stamp.write_text("stale")
+    file_context(project)
+    assert stamp.read_text() == rules_fingerprint()
+
+
+def test_no_progress_bars_on_the_terminal(project: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Progress bars are off: a nightly log must not fill with 'Calculating Metrics' bars."""
+    b = Batch("ajusc")
+    b.competition("P1", rounds=2)
+    f = b.frames()
+    validate(f["competitions"], f["games"], federation="ajusc", gx_root=project)
+    validate(f["competitions"], f["games"], federation="ajusc")
+    out, err = capfd.readouterr()
+    assert "Calculating Metrics" not in out + err
