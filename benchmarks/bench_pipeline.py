@@ -92,7 +92,7 @@ def main() -> None:
         ingested, t = timed("ingest (read CSV)", read_inbox, inbox, warehouse.seen_checksums(db))
         total += t
         batch = ingested.batches["ajusc"]
-        batch, t = timed("validate (rules + GX)", validate_batch.fn, batch, config, None)
+        batch, t = timed("validate (rules + GX)", validate_batch.fn, batch, config, None, url)
         total += t
         history = warehouse.history(db, "ajusc")
         run, t = timed("rate (whole history)", rate, history, batch, config)

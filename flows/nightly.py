@@ -73,6 +73,9 @@ def nightly(
     if federation is not None:
         federation_config(federation)   # fail fast, with the known ids, on a typo
     summary = NightlyRun(as_of=as_of)
+    if gx_root:
+        # Created once, before any validation: concurrent writers corrupt a GX file project.
+        validations.ensure_gx_project(Path(gx_root))
     ingested = ingest_inbox(inbox, warehouse_url, federation)
     summary.files_seen = ingested.files_seen
     summary.files_skipped = ingested.files_skipped
@@ -82,7 +85,7 @@ def nightly(
     for fed, batch in sorted(ingested.batches.items()):
         config = federation_config(fed) if fed != "unknown" else {}
         if config:
-            batch = validate_batch(batch, config, gx_root)
+            batch = validate_batch(batch, config, gx_root, warehouse_url)
             run = rate_federation(batch, warehouse_url, config)
         else:
             run = None

@@ -8,7 +8,7 @@ competition; the night gets one summary artifact.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
@@ -21,7 +21,6 @@ from sqlalchemy import Engine
 import engine
 import validations
 import warehouse
-from formats.schema import RATING_CHANGES_SCHEMA
 from tasks.ingest import FederationBatch
 
 
@@ -48,10 +47,6 @@ def artifact_key(*parts: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")
 
 
-def _file_slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
-
-
 def changed_players(previous: pl.DataFrame, current: pl.DataFrame) -> int:
     """How many players' published rating differs between two lists (new players included)."""
     if previous.height == 0:
@@ -65,63 +60,24 @@ def changed_players(previous: pl.DataFrame, current: pl.DataFrame) -> int:
 def unreadable_file_reports(batch: FederationBatch) -> list[validations.CompetitionReport]:
     """Files that could not be tied to any competition still get a report, keyed by file name."""
     orphans = batch.findings.filter(pl.col("competition_id").is_null())
-    reports = []
-    for (source,), findings in orphans.group_by(["source"], maintain_order=True):
-        reports.append(
-            validations.CompetitionReport(
-                federation=batch.federation,
-                competition_id=str(source),
-                name=None,
-                source=str(source),
-                status="rejected",
-                findings=findings,
-                changes=pl.DataFrame(schema={**RATING_CHANGES_SCHEMA, "name": pl.Utf8()}),
-            )
-        )
-    return reports
+    return [
+        validations.file_report(str(source), findings, federation=batch.federation)
+        for (source,), findings in orphans.group_by(["source"], maintain_order=True)
+    ]
 
 
 def report_from_warehouse(
     db: Engine, competition_id: str, federation: str | None
 ) -> validations.CompetitionReport | None:
-    """The organiser's report of a competition as the warehouse holds it (None: unknown id).
-
-    A file that could not be tied to any competition is reported under its file name.
-    """
+    """The organiser's report of a competition as the warehouse holds it (None: unknown id)."""
     try:
         detail = warehouse.competition_report(db, competition_id, federation=federation)
     except warehouse.UnknownCompetitionError:
         return None
-    row = detail.competition
-    rated = row.get("status") != "rejected"
+    report = validations.report_from_record(detail.competition, detail.findings, detail.changes)
     games = detail.games
     excluded = int((~games.get_column("rated").fill_null(True)).sum()) if games.height else 0
-    return validations.CompetitionReport(
-        federation=row["federation"],
-        competition_id=row["competition_id"],
-        name=row.get("name"),
-        source=row.get("source"),
-        status="superseded" if row.get("status") == "superseded" else validations.report_status(detail.findings, rated=rated),
-        findings=detail.findings,
-        changes=detail.changes,
-        start_date=row.get("start_date"),
-        end_date=row.get("end_date"),
-        games=games.height,
-        excluded_games=excluded,
-    )
-
-
-def write_report(report: validations.CompetitionReport, reports_dir: Path) -> list[Path]:
-    """Render ``report`` as Markdown and HTML under ``reports_dir/<federation>/``."""
-    folder = reports_dir / report.federation
-    folder.mkdir(parents=True, exist_ok=True)
-    stem = _file_slug(report.competition_id)
-    paths = []
-    for fmt, suffix in (("markdown", ".md"), ("html", ".html")):
-        path = folder / f"{stem}{suffix}"
-        path.write_text(validations.render_report(report, fmt=fmt), encoding="utf-8")
-        paths.append(path)
-    return paths
+    return replace(report, games=games.height, excluded_games=excluded)
 
 
 @task(name="publish_federation", cache_policy=NO_CACHE)
@@ -158,7 +114,7 @@ def publish_federation(
     for report in reports:
         if report is None:
             continue
-        paths = write_report(report, root)
+        paths = validations.write_report(report, root)
         published.reports[report.competition_id] = report.status
         published.report_paths += [str(p) for p in paths]
         create_markdown_artifact(

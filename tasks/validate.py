@@ -8,8 +8,10 @@ from pathlib import Path
 import polars as pl
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
+from sqlalchemy import Engine
 
 import validations
+import warehouse
 from formats.schema import FINDINGS_SCHEMA
 from tasks.frames import concat
 from tasks.ingest import FederationBatch
@@ -36,18 +38,28 @@ def merge_reader_findings(batch: FederationBatch, checked: validations.Validatio
     return replace(batch, competitions=competitions, games=checked.games, findings=findings)
 
 
+def known_ratings(db: Engine, federation: str) -> pl.DataFrame:
+    """The ratings the warehouse holds (the current state, else the seeded list), so that
+    the rules can tell a rated player from an unrated one whose file shows no rating."""
+    current = warehouse.current_ratings(db, federation)
+    return current if current.height else warehouse.history(db, federation).seed
+
+
 @task(name="validate_batch", cache_policy=NO_CACHE)
 def validate_batch(
-    batch: FederationBatch, config: dict[str, object], gx_root: str | None = None
+    batch: FederationBatch, config: dict[str, object], gx_root: str | None = None,
+    warehouse_url: str | None = None,
 ) -> FederationBatch:
     """Check every competition of the batch; the result carries ``status`` and ``rated``."""
     logger = get_run_logger()
+    ratings = known_ratings(warehouse.get_engine(warehouse_url), batch.federation)
     checked = validations.validate(
         batch.competitions,
         batch.games,
         federation=batch.federation,
         byes=batch.byes,
         players=batch.players,
+        ratings=ratings,
         config=config,
         gx_root=Path(gx_root) if gx_root else None,
     )
