@@ -250,6 +250,7 @@ def test_unreadable_path_is_a_finding(tmp_path: Path) -> None:
 _DATA_LINE = re.compile(r"^ajusc,")
 
 
+@pytest.mark.hypothesis
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 60), st.text(",\"\r\n0125abx.-", max_size=4)),
                 max_size=6))
