@@ -23,10 +23,22 @@ __all__ = [
     "split_lines",
     "parse_date",
     "KNOWN_FEDERATIONS",
+    "is_digits",
 ]
 
 #: Federations the pipeline is configured for from day one (``../shared/DESIGN.md``).
 KNOWN_FEDERATIONS: frozenset[str] = frozenset({"ajusc", "fide", "egf"})
+
+
+def is_digits(s: str) -> bool:
+    """Whether ``s`` is one or more ASCII digits (``str.isdigit`` also accepts "¹", which ``int`` refuses).
+
+    Examples
+    --------
+    >>> is_digits("0042"), is_digits("¹"), is_digits("")
+    (True, False, False)
+    """
+    return s.isascii() and s.isdigit()
 
 
 class FormatError(ValueError):

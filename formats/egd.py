@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from formats._common import Findings, decode, parse_date, split_lines
+from formats._common import Findings, decode, parse_date, split_lines, is_digits
 from formats.identity import competition_key, player_id
 from formats.result import ReadResult, frame, sha256
 from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
@@ -98,12 +98,12 @@ def from_egd(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
         if "|" in body:
             body, pin = body.split("|", 1)
             pin = pin.strip().split()[0] if pin.strip() else ""
-            if pin and not pin.isdigit():
+            if pin and not is_digits(pin):
                 f.add("format.egd.bad_pin", "warn", f"PIN {pin!r} is not a number; the name identifies the player",
                       line=n, field="PIN")
                 pin = ""
         tokens = body.split()
-        if not tokens[0].isdigit():
+        if not is_digits(tokens[0]):
             f.add("format.egd.bad_place", "reject", f"a player line starts with its place, not {tokens[0]!r}",
                   line=n, field="place")
             continue

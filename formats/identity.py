@@ -22,6 +22,8 @@ from datetime import date
 
 import polars as pl
 
+from formats._common import is_digits
+
 __all__ = ["name_key", "player_id", "alias_map", "apply_aliases", "aliases_from_names", "competition_key",
            "NAME_PREFIX"]
 
@@ -64,7 +66,7 @@ def player_id(federation_id: str | None, name: str | None) -> str | None:
     """
     fid = (federation_id or "").strip()
     if fid and fid.strip("0"):
-        return fid.lstrip("0") if fid.isdigit() else fid
+        return fid.lstrip("0") if is_digits(fid) else fid
     if name and name_key(name):
         return NAME_PREFIX + name_key(name)
     return None
@@ -83,7 +85,7 @@ def alias_map(aliases: pl.DataFrame, federation: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for alias, pid in aliases.filter(pl.col("federation") == federation).select("alias", "player_id").iter_rows():
         a = str(alias).strip()
-        key = a if a.isdigit() or a.startswith(NAME_PREFIX) else (player_id(None, a) or a)
+        key = a if is_digits(a) or a.startswith(NAME_PREFIX) else (player_id(None, a) or a)
         out[key] = str(pid).strip()
         out.setdefault(a, str(pid).strip())
     return out

@@ -34,7 +34,7 @@ from xml.sax.xmlreader import AttributesImpl, Locator
 import defusedxml.sax
 from defusedxml import DefusedXmlException
 
-from formats._common import Findings, decode, parse_date
+from formats._common import Findings, decode, parse_date, is_digits
 from formats.identity import competition_key, player_id
 from formats.result import ReadResult, frame, sha256
 from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
@@ -207,7 +207,7 @@ def from_opengotha(data: bytes, name: str, *, federation: str | None = None) -> 
               field="endDate")
     played_rounds = {int(g["round"]) for g in games} | {int(b["round"]) for b in byes}
     declared = params.get("numberOfRounds", "")
-    if declared.isdigit() and played_rounds and int(declared) > max(played_rounds):
+    if is_digits(declared) and played_rounds and int(declared) > max(played_rounds):
         f.add("format.opengotha.incomplete", "warn",
               f"numberOfRounds is {declared} but games are recorded up to round {max(played_rounds)}",
               line=params_line, field="numberOfRounds")
@@ -228,7 +228,7 @@ def from_opengotha(data: bytes, name: str, *, federation: str | None = None) -> 
 
 
 def _round(txt: str, line: int, f: Findings) -> int | None:
-    if txt.strip().isdigit() and int(txt) >= 1:
+    if is_digits(txt.strip()) and int(txt) >= 1:
         return int(txt)
     f.add("format.opengotha.bad_round", "reject", f"roundNumber {txt!r} is not a number >= 1", line=line,
           field="roundNumber")

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from formats._common import Findings, decode, parse_date, split_lines
+from formats._common import Findings, decode, parse_date, split_lines, is_digits
 from formats.identity import competition_key, player_id
 from formats.result import ReadResult, frame, sha256
 from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
@@ -145,7 +145,7 @@ def from_swissperfect_set(files: Mapping[str, bytes], *, federation: str | None 
               "no participants table (.trn): players are tournament start numbers ('local:...'); send the .trn or "
               "an aliases file mapping them to AJUSC ids")
     declared = info.get("rounds", "")
-    if declared.isdigit() and rounds_seen and int(declared) > len(rounds_seen):
+    if is_digits(declared) and rounds_seen and int(declared) > len(rounds_seen):
         missing = sorted(set(range(1, int(declared) + 1)) - set(rounds_seen))
         f.add("format.swissperfect.missing_rounds", "warn",
               f"{declared} rounds declared in the .ini; no round file for round(s) "
@@ -221,7 +221,7 @@ def _trn(trns: list[tuple[str, int | None, bytes]], f: Findings, fed: str) -> di
         key = rec.get("ID") if isinstance(rec.get("ID"), int) else None
         if key is None:
             start_no = str(rec.get("START_NO") or "").strip()
-            key = int(start_no) if start_no.isdigit() else None
+            key = int(start_no) if is_digits(start_no) else None
         if key is None:
             f.add("format.swissperfect.bad_trn", "reject", f"participant {surname!r} has no ID nor START_NO",
                   line=i, field="ID", source=fname)
@@ -262,7 +262,7 @@ def _rnd(fname: str, number: int | None, data: bytes, f: Findings, fed: str, pid
                 f"expected 6 fields ({RND_HEADER}), found {len(cells)}: the line is truncated", n)
             continue
         rnd_txt, _, w_txt, b_txt, ws_txt, bs_txt = cells[:6]
-        if not rnd_txt.isdigit() or int(rnd_txt) < 1:
+        if not is_digits(rnd_txt) or int(rnd_txt) < 1:
             add("format.swissperfect.bad_round", "reject", f"ROUND {rnd_txt!r} is not a number >= 1", n, "ROUND")
             continue
         rnd = int(rnd_txt)
@@ -275,11 +275,11 @@ def _rnd(fname: str, number: int | None, data: bytes, f: Findings, fed: str, pid
                 f"round {rnd} is also in {rounds_seen[rnd]}: remove one of the two files", n, "ROUND")
             continue
         this_round.add(rnd)
-        if not w_txt.isdigit() or int(w_txt) < 1:
+        if not is_digits(w_txt) or int(w_txt) < 1:
             add("format.swissperfect.bad_player", "reject", f"WHITE_ID {w_txt!r} is not a start number", n,
                 "WHITE_ID")
             continue
-        if b_txt not in ("", "0") and not b_txt.isdigit():
+        if b_txt not in ("", "0") and not is_digits(b_txt):
             add("format.swissperfect.bad_player", "reject", f"BLACK_ID {b_txt!r} is not a start number", n,
                 "BLACK_ID")
             continue
@@ -328,7 +328,7 @@ def _stg(fname: str, data: bytes, f: Findings, entrants: dict[int, None],
     total = 0.0
     for n, line in enumerate(lines[1:], start=2):
         cells = line.split("|")
-        if len(cells) < 4 or not cells[2].strip().isdigit():
+        if len(cells) < 4 or not is_digits(cells[2].strip()):
             f.add("format.swissperfect.bad_standing", "warn", "standings row without a PLAYER_ID; ignored",
                   line=n, field="PLAYER_ID", source=fname)
             continue

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from formats._common import Findings, decode, parse_date, split_lines
+from formats._common import Findings, decode, parse_date, split_lines, is_digits
 from formats.identity import competition_key, player_id
 from formats.result import ReadResult, frame, sha256
 from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
@@ -146,12 +146,12 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
                     round_dates.append(d)
             elif rec not in tour:
                 tour[rec] = (n, line[4:].strip())
-            if rec == "142" and line[4:].strip().isdigit():
+            if rec == "142" and is_digits(line[4:].strip()):
                 declared_rounds = int(line[4:].strip())
             continue
         if rec == "XXR":
             v = line[3:].strip()
-            if v.isdigit():
+            if is_digits(v):
                 declared_rounds = int(v)
             else:
                 f.add("format.trf.bad_rounds", "warn", f"XXR {v!r} is not a number of rounds", line=n, field="XXR")
@@ -182,7 +182,7 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
             "country": _slice(line, 54, 56).strip() or None, "club": None,
             "birth_year": int(birth[1]) if birth and 1850 < int(birth[1]) < 2100 else None,
             "declared_rank": None,
-            "declared_rating": float(rating_txt) if rating_txt.isdigit() and int(rating_txt) > 0 else None,
+            "declared_rating": float(rating_txt) if is_digits(rating_txt) and int(rating_txt) > 0 else None,
         })
     for rec, where in unknown.items():
         shown = ", ".join(map(str, where[:10])) + (" ..." if len(where) > 10 else "")
@@ -245,7 +245,7 @@ def _date(tour: dict[str, tuple[int, str]], rec: str, f: Findings) -> date | Non
 
 def _player(line: str, n: int, f: Findings, fed: str) -> _Player | None:
     rank_txt = _slice(line, 5, 8).strip()
-    if not rank_txt.isdigit() or int(rank_txt) < 1:
+    if not is_digits(rank_txt) or int(rank_txt) < 1:
         f.add("format.trf.bad_rank", "reject", f"starting rank {rank_txt!r} is not a number >= 1 (columns 5-8)",
               line=n, field="001 starting rank (cols 5-8)")
         return None
@@ -260,7 +260,7 @@ def _player(line: str, n: int, f: Findings, fed: str) -> _Player | None:
               "the line is cut short", line=n, field="001 points (cols 81-84)")
         return None
     fide_id = _slice(line, 58, 68).strip()
-    if fide_id and not fide_id.isdigit():
+    if fide_id and not is_digits(fide_id):
         f.add("format.trf.bad_id", "warn", f"FIDE id {fide_id!r} is not a number: the name identifies the player",
               line=n, field="001 FIDE id (cols 58-68)")
         fide_id = ""
@@ -277,7 +277,7 @@ def _player(line: str, n: int, f: Findings, fed: str) -> _Player | None:
                   line=n, field=where)
             p.rounds.append(_Entry(None, "", "?", seg))
             continue
-        if opp_txt and not opp_txt.isdigit():
+        if opp_txt and not is_digits(opp_txt):
             f.add("format.trf.bad_opponent", "reject", f"round {i} opponent {opp_txt!r} is not a starting rank",
                   line=n, field=where)
             p.rounds.append(_Entry(None, "", "?", seg))
