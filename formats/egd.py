@@ -103,9 +103,9 @@ def from_egd(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
                       line=n, field="PIN")
                 pin = ""
         tokens = body.split()
-        if not is_digits(tokens[0]):
-            f.add("format.egd.bad_place", "reject", f"a player line starts with its place, not {tokens[0]!r}",
-                  line=n, field="place")
+        if not tokens or not is_digits(tokens[0]):
+            f.add("format.egd.bad_place", "reject",
+                  f"a player line starts with its place, not {(tokens or [''])[0]!r}", line=n, field="place")
             continue
         place = int(tokens[0])
         g = next((i for i, t in enumerate(tokens[1:], start=1) if _GRADE.match(t)), None)

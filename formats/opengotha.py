@@ -89,31 +89,44 @@ class _Handler(ContentHandler):
             self.elements.append((name, line, {k: attrs[k] for k in attrs.getNames()}))
 
 
-def _parse(data: bytes, f: Findings) -> list[tuple[str, int, dict[str, str]]] | None:
+def _sax(data: bytes) -> list[tuple[str, int, dict[str, str]]]:
     handler = _Handler()
-    try:
-        defusedxml.sax.parseString(data, handler)
-        return handler.elements
-    except DefusedXmlException as exc:
+    defusedxml.sax.parseString(data, handler)
+    return handler.elements
+
+
+def _refuse(exc: Exception, f: Findings) -> None:
+    if isinstance(exc, DefusedXmlException):
         f.add("format.xml.forbidden", "reject",
               f"the XML uses a DTD or entities, which are refused for safety ({type(exc).__name__})", line=1)
-    except xml.sax.SAXParseException as exc:
-        dec = decode(data)
-        if dec.first_non_utf8_line is not None and dec.encoding != "utf-8":
-            # Saved in a legacy encoding while the declaration says UTF-8: read it as that encoding.
-            text = re.sub(r"^(\ufeff?<\?xml[^>]*?)encoding=[\"'][^\"']*[\"']", r"\1", dec.text.lstrip("\ufeff"))
-            f.add("format.xml.encoding", "warn",
-                  f"the file is not UTF-8 as it declares (line {dec.first_non_utf8_line}); read as {dec.encoding}: "
-                  "check the names", line=dec.first_non_utf8_line)
-            handler = _Handler()
-            try:
-                defusedxml.sax.parseString(text.encode("utf-8"), handler)
-                return handler.elements
-            except (xml.sax.SAXParseException, DefusedXmlException) as exc2:
-                exc = exc2 if isinstance(exc2, xml.sax.SAXParseException) else exc
-        line = exc.getLineNumber() if isinstance(exc, xml.sax.SAXParseException) else None
-        msg = exc.getMessage() if isinstance(exc, xml.sax.SAXParseException) else str(exc)
-        f.add("format.xml.malformed", "reject", f"the XML is not well formed: {msg}", line=line)
+    elif isinstance(exc, xml.sax.SAXParseException):
+        f.add("format.xml.malformed", "reject", f"the XML is not well formed: {exc.getMessage()}",
+              line=exc.getLineNumber())
+    else:
+        f.add("format.xml.malformed", "reject", f"the XML cannot be read: {exc}", line=1)
+
+
+def _parse(data: bytes, f: Findings) -> list[tuple[str, int, dict[str, str]]] | None:
+    try:
+        return _sax(data)
+    except (DefusedXmlException, xml.sax.SAXParseException, LookupError, ValueError) as exc:
+        first = exc
+    dec = decode(data)
+    unknown_encoding = isinstance(first, LookupError)
+    if not unknown_encoding and (dec.first_non_utf8_line is None or not isinstance(first, xml.sax.SAXParseException)):
+        _refuse(first, f)
+        return None
+    # Saved in another encoding than it declares (or an encoding Python does not know):
+    # read the bytes as the text they most likely are, without the declaration.
+    text = re.sub(r"^(\s*<\?xml[^>]*?)encoding\s*=\s*[\"'][^\"']*[\"']", r"\1", dec.text.lstrip("\ufeff"))
+    why = (f"declares an unknown encoding ({first})" if unknown_encoding
+           else f"is not UTF-8 as it declares (line {dec.first_non_utf8_line})")
+    f.add("format.xml.encoding", "warn", f"the file {why}; read as {dec.encoding}: check the names",
+          line=dec.first_non_utf8_line or 1)
+    try:
+        return _sax(text.encode("utf-8"))
+    except (DefusedXmlException, xml.sax.SAXParseException, LookupError, ValueError) as exc:
+        _refuse(exc, f)
     return None
 
 

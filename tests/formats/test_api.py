@@ -140,6 +140,7 @@ def test_corrupted_files_of_every_format_never_raise(sample: bytes, edits: list[
     data = data[: max(cut, 1)] if cut < len(data) else data
     r = formats.read_bytes(data, "fuzz.bin")
     assert r.findings.schema == pl.Schema(FINDINGS_SCHEMA)
+    assert "format.reader_error" not in r.findings["rule"].to_list(), r.findings["message"].to_list()
     # a game always has its two players and a line
     assert r.games.select("player_a", "player_b", "source_line").null_count().row(0) == (0, 0, 0)
 
@@ -150,6 +151,7 @@ def test_corrupted_files_of_every_format_never_raise(sample: bytes, edits: list[
 def test_random_bytes_never_raise(data: bytes) -> None:
     r = formats.read_bytes(data, "random.bin")
     assert r.format is None or r.format in formats.READERS
+    assert "format.reader_error" not in r.findings["rule"].to_list(), r.findings["message"].to_list()
 
 
 def test_egd_world_list_is_a_starting_list() -> None:

@@ -137,3 +137,10 @@ def test_latin1_bytes_declared_utf8_are_read_with_a_warning() -> None:
     assert r.findings.select("rule", "severity", "line").rows() == [("format.xml.encoding", "warn", 4)]
     assert r.players["name"][0] == "Müller Jörg"
     assert r.games.height == 3
+
+
+def test_unknown_declared_encoding_is_read_with_a_warning() -> None:
+    """Regression (found by fuzzing): an unknown encoding name raised LookupError inside the parser."""
+    r = formats.read_bytes(DOC.replace('encoding="UTF-8"', 'encoding="UT3-8"').encode(), "enc.xml")
+    assert r.findings.select("rule", "severity").rows() == [("format.xml.encoding", "warn")]
+    assert r.games.height == 3
