@@ -205,7 +205,10 @@ def group_inbox(paths: Sequence[Path]) -> list[Path | list[Path]]:
 
     The files of one Swiss Perfect tournament (same folder, same stem:
     ``ManaCup_25-26.ini``, ``.N.rnd``, ``.N.stg``, ``.trn``) become one list; every
-    other file or folder stays on its own. Order: as first seen.
+    other file stays on its own. A folder is opened: its files (recursively) are
+    grouped the same way, so a club may drop a whole tournament folder or a
+    federation a folder of result files. Hidden files (``.name``) are skipped.
+    Order: as first seen.
 
     The nightly flow's ingest should call ``formats.read(entry)`` once per entry
     of ``group_inbox(sorted(inbox.iterdir()))``.
@@ -217,16 +220,26 @@ def group_inbox(paths: Sequence[Path]) -> list[Path | list[Path]]:
     """
     out: list[Path | list[Path]] = []
     sets: dict[tuple[Path, str], list[Path]] = {}
-    for p in map(Path, paths):
+
+    def visit(p: Path) -> None:
+        if p.name.startswith("."):
+            return
+        if p.is_dir():
+            for child in sorted(p.iterdir()):
+                visit(child)
+            return
         parts = stem_of(p.name)
-        if parts is None or p.is_dir():
+        if parts is None:
             out.append(p)
-            continue
+            return
         key = (p.parent, parts[0])
         if key not in sets:
             sets[key] = []
             out.append(sets[key])
         sets[key].append(p)
+
+    for p in map(Path, paths):
+        visit(p)
     return [sorted(x) if isinstance(x, list) else x for x in out]
 
 

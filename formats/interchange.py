@@ -401,7 +401,7 @@ def _players(name: str, digest: str, header: list[str], hline: int,
             "federation": fed, "player_id": rec["player_id"], "name": rec.get("name") or None,
             "country": rec.get("country") or None, "club": rec.get("club") or None,
             "birth_year": _int(rec, "birth_year", line, f), "declared_rank": rec.get("declared_rank") or None,
-            "declared_rating": rating,
+            "declared_rating": rating, "declared_rating_origin": rec.get("declared_rating_origin") or None,
         })
     return ReadResult.build(name, digest, fmt, f, players=frame(out, PLAYERS_SCHEMA))
 

@@ -183,6 +183,7 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
             "birth_year": int(birth[1]) if birth and 1850 < int(birth[1]) < 2100 else None,
             "declared_rank": None,
             "declared_rating": float(rating_txt) if is_digits(rating_txt) and int(rating_txt) > 0 else None,
+            "declared_rating_origin": "FIDE" if is_digits(rating_txt) and int(rating_txt) > 0 else None,
         })
     for rec, where in unknown.items():
         shown = ", ".join(map(str, where[:10])) + (" ..." if len(where) > 10 else "")

@@ -164,3 +164,17 @@ def test_egd_world_list_is_a_starting_list() -> None:
     assert set(seed["as_of"].cast(pl.Utf8)) == {"2018-02-22"}
     players = formats.read(path).players
     assert players.filter(pl.col("player_id") == "15650261").select("declared_rank", "country").row(0) == ("20k", "XX")
+
+
+def test_group_inbox_opens_folders(tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox"
+    shutil.copytree(shared("ajusc", "barruf_2025_26"), inbox / "barruf")
+    shutil.copytree(shared("ajusc", "manacup_2025_26"), inbox / "manacup")
+    (inbox / ".DS_Store").write_bytes(b"\x00")
+    groups = formats.group_inbox([inbox])
+    singles = [g for g in groups if isinstance(g, Path)]
+    sets = [g for g in groups if isinstance(g, list)]
+    assert len(sets) == 1 and len(sets[0]) == 17
+    assert len(singles) == 20 + 4  # 20 results, players, ratings, README, official figures
+    read = [formats.read(g) for g in groups]
+    assert sum(r.games.height for r in read) == 2505 + 450
