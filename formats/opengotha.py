@@ -85,7 +85,7 @@ class _Handler(ContentHandler):
 
     def startElement(self, name: str, attrs: AttributesImpl) -> None:  # noqa: N802 (SAX API)
         if name in ("Player", "Game", "ByePlayer", "GeneralParameterSet", "Tournament"):
-            line = self.locator.getLineNumber() if self.locator else 0
+            line = (self.locator.getLineNumber() or 0) if self.locator else 0
             self.elements.append((name, line, {k: attrs[k] for k in attrs.getNames()}))
 
 

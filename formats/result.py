@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import polars as pl
 
@@ -26,7 +28,7 @@ def sha256(data: bytes) -> str:
     """Hex sha256 of a file's bytes (the load ledger's key)."""
     return hashlib.sha256(data).hexdigest()
 
-def frame(rows: list[dict[str, object]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+def frame(rows: Sequence[Mapping[str, Any]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
     """Rows of plain values as a frame of ``schema`` (empty rows: an empty frame).
 
     Examples

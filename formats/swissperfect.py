@@ -120,7 +120,7 @@ def from_swissperfect_set(files: Mapping[str, bytes], *, federation: str | None 
     def pid(n: int) -> str:
         entrants.setdefault(n, None)
         if n in names:
-            return names[n]["player_id"]
+            return str(names[n]["player_id"])
         return f"local:{cid}:{n}"
 
     games: list[dict[str, Any]] = []

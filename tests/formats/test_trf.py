@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import polars as pl
@@ -67,7 +67,7 @@ def test_points_column_equals_games_and_byes(path: Path) -> None:
     r = formats.read(path)
     points: dict[int, float] = _independent(path)["points"]  # type: ignore[assignment]
     value = {"full": 1.0, "half": 0.5, "pairing": 1.0, "zero": 0.0, "absent": 0.0}
-    got: Counter[str] = Counter()
+    got: dict[str, float] = defaultdict(float)
     for a, b, s in r.games.select("player_a", "player_b", "score_a").iter_rows():
         got[a] += s
         got[b] += 1 - s
