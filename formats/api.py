@@ -16,6 +16,7 @@ from formats._common import FormatError, decode
 from formats.egd import from_egd, looks_like_egd
 from formats.interchange import from_interchange, kind_of_header
 from formats.opengotha import from_opengotha, looks_like_opengotha
+from formats.pairgoth import from_pairgoth, looks_like_pairgoth
 from formats.ratinglists import from_egd_list, looks_like_egd_list
 from formats.result import ReadResult
 from formats.swissperfect import RND_HEADER, STG_HEADER, from_swissperfect, from_swissperfect_set, stem_of
@@ -73,6 +74,8 @@ def _probe_trf(head: str, first: str, name: str) -> str | None:
 
 
 def _probe_opengotha(head: str, first: str, name: str) -> str | None:
+    if looks_like_pairgoth(head):
+        return "pairgoth"
     return "opengotha" if looks_like_opengotha(head) else None
 
 
@@ -110,6 +113,7 @@ READERS: dict[str, Reader] = {
     "interchange-aliases": from_interchange,
     "trf": from_trf,
     "opengotha": from_opengotha,
+    "pairgoth": from_pairgoth,
     "swissperfect": from_swissperfect,
     "egd": from_egd,
     "egd-ratings": from_egd_list,
