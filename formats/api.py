@@ -12,7 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
-from formats._common import FormatError, decode
+from formats._common import KNOWN_FEDERATIONS, FormatError, decode
 from formats.egd import from_egd, looks_like_egd
 from formats.interchange import from_interchange, kind_of_header
 from formats.opengotha import from_opengotha, looks_like_opengotha
@@ -122,6 +122,19 @@ READERS: dict[str, Reader] = {
 }
 
 
+#: Federations whose files each native format carries (interchange files say it in every row).
+HOME_FEDERATIONS: dict[str, frozenset[str]] = {
+    "trf": frozenset({"fide"}),
+    "opengotha": frozenset({"egf"}),
+    "pairgoth": frozenset({"egf"}),
+    "egd": frozenset({"egf"}),
+    "egd-ratings": frozenset({"egf"}),
+    "swissperfect": frozenset({"ajusc"}),
+    "tsh": frozenset({"ajusc"}),
+    "tsh-newt": frozenset({"ajusc"}),
+}
+
+
 def read_bytes(data: bytes, name: str, *, federation: str | None = None) -> ReadResult:
     """Read one file's bytes into canonical frames; never raises for the file's content.
 
@@ -146,9 +159,17 @@ def read_bytes(data: bytes, name: str, *, federation: str | None = None) -> Read
     if fmt is None:
         return ReadResult.refused(
             name, data, "format.unknown",
-            "not a results file of any supported format (interchange CSV, TRF, OpenGotha XML, EGD .h9, "
-            "Swiss Perfect .rnd, TSH .t): check that the right file was sent",
+            "not a results file of any supported format (interchange CSV, TRF, OpenGotha XML, pairgoth, "
+            "EGD .h9, Swiss Perfect .rnd, TSH .t): check that the right file was sent",
             federation=federation, line=1,
+        )
+    home = HOME_FEDERATIONS.get(fmt)
+    if federation is not None and home is not None and federation in KNOWN_FEDERATIONS and federation not in home:
+        # e.g. a TRF sent to the Go federation: rating it with another federation's rules would be wrong
+        return ReadResult.refused(
+            name, data, "format.federation_mismatch",
+            f"a {fmt} file belongs to {', '.join(sorted(home))}, not {federation}: send it to the right federation",
+            fmt=fmt, federation=federation, line=1,
         )
     try:
         return READERS[fmt](data, name, federation=federation)
@@ -257,6 +278,11 @@ def _read_set(paths: list[Path], federation: str | None) -> ReadResult:
                                       federation=federation)
     if not files:
         return ReadResult.refused("(no files)", b"", "format.io", "no file to read", federation=federation)
+    if federation is not None and federation in KNOWN_FEDERATIONS and federation not in HOME_FEDERATIONS["swissperfect"]:
+        first = sorted(files)[0]
+        return ReadResult.refused(first, files[first], "format.federation_mismatch",
+                                  f"a Swiss Perfect tournament belongs to ajusc, not {federation}",
+                                  fmt="swissperfect", federation=federation, line=1)
     return from_swissperfect_set(files, federation=federation)
 
 

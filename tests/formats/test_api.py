@@ -180,3 +180,12 @@ def test_group_inbox_opens_folders(tmp_path: Path) -> None:
     assert len(singles) == 20 + 4  # 20 results, players, ratings, README, official figures
     read = [formats.read(g) for g in groups]
     assert sum(r.games.height for r in read) == 2505 + 450
+
+
+def test_native_file_sent_to_another_federation_is_refused() -> None:
+    r = formats.read(shared("chess", "gros_open_donostia_2010.trf"), federation="egf")
+    assert r.findings.select("rule", "severity").rows() == [("format.federation_mismatch", "reject")]
+    assert r.games.height == 0
+    assert formats.read(shared("chess", "gros_open_donostia_2010.trf"), federation="fide").games.height == 93
+    sp = formats.read(shared("ajusc", "manacup_2025_26"), federation="fide")
+    assert sp.findings["rule"].to_list() == ["format.federation_mismatch"]
