@@ -24,8 +24,15 @@ import polars as pl
 
 from formats._common import is_digits
 
-__all__ = ["name_key", "player_id", "alias_map", "apply_aliases", "aliases_from_names", "competition_key",
-           "NAME_PREFIX"]
+__all__ = [
+    "NAME_PREFIX",
+    "alias_map",
+    "aliases_from_names",
+    "apply_aliases",
+    "competition_key",
+    "name_key",
+    "player_id",
+]
 
 #: Prefix of ids derived from names (never a federation id: those have no colon).
 NAME_PREFIX = "name:"
@@ -83,7 +90,9 @@ def alias_map(aliases: pl.DataFrame, federation: str) -> dict[str, str]:
     {'name:jan-kowalski': '10950', 'Jan Kowalski': '10950', '1234': '10950'}
     """
     out: dict[str, str] = {}
-    for alias, pid in aliases.filter(pl.col("federation") == federation).select("alias", "player_id").iter_rows():
+    for alias, pid in (
+        aliases.filter(pl.col("federation") == federation).select("alias", "player_id").iter_rows()
+    ):
         a = str(alias).strip()
         key = a if is_digits(a) or a.startswith(NAME_PREFIX) else (player_id(None, a) or a)
         out[key] = str(pid).strip()
@@ -91,8 +100,12 @@ def alias_map(aliases: pl.DataFrame, federation: str) -> dict[str, str]:
     return out
 
 
-def apply_aliases(frame: pl.DataFrame, aliases: pl.DataFrame, federation: str,
-                  columns: tuple[str, ...] = ("player_id", "player_a", "player_b")) -> pl.DataFrame:
+def apply_aliases(
+    frame: pl.DataFrame,
+    aliases: pl.DataFrame,
+    federation: str,
+    columns: tuple[str, ...] = ("player_id", "player_a", "player_b"),
+) -> pl.DataFrame:
     """Rewrite the id columns of ``frame`` through the alias table of ``federation``.
 
     Rows of other federations (column ``federation``) are left alone.
@@ -131,16 +144,32 @@ def aliases_from_names(players: pl.DataFrame, registry: pl.DataFrame) -> pl.Data
     >>> aliases_from_names(file_players, registry).rows()
     [('ajusc', 'name:mateu-xuri', '2')]
     """
-    keyed = players.filter(pl.col("player_id").str.starts_with(NAME_PREFIX)).select("federation", "player_id")
-    reg = registry.filter(pl.col("name").is_not_null()).select(
-        "federation", pl.col("player_id").alias("registered"),
-        pl.col("name").map_elements(lambda n: NAME_PREFIX + name_key(n), return_dtype=pl.Utf8).alias("key"),
+    keyed = players.filter(pl.col("player_id").str.starts_with(NAME_PREFIX)).select(
+        "federation", "player_id"
     )
-    unique = reg.group_by("federation", "key").agg(pl.col("registered").first(), pl.len().alias("n")).filter(
-        pl.col("n") == 1)
-    return (keyed.join(unique, left_on=["federation", "player_id"], right_on=["federation", "key"], how="inner")
-            .select("federation", pl.col("player_id").alias("alias"), pl.col("registered").alias("player_id"))
-            .unique(maintain_order=True))
+    reg = registry.filter(pl.col("name").is_not_null()).select(
+        "federation",
+        pl.col("player_id").alias("registered"),
+        pl.col("name")
+        .map_elements(lambda n: NAME_PREFIX + name_key(n), return_dtype=pl.Utf8)
+        .alias("key"),
+    )
+    unique = (
+        reg.group_by("federation", "key")
+        .agg(pl.col("registered").first(), pl.len().alias("n"))
+        .filter(pl.col("n") == 1)
+    )
+    return (
+        keyed.join(
+            unique, left_on=["federation", "player_id"], right_on=["federation", "key"], how="inner"
+        )
+        .select(
+            "federation",
+            pl.col("player_id").alias("alias"),
+            pl.col("registered").alias("player_id"),
+        )
+        .unique(maintain_order=True)
+    )
 
 
 def competition_key(name: str | None, start: date | None, fallback: str) -> str:

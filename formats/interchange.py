@@ -24,7 +24,6 @@ import re
 from collections.abc import Iterator
 from datetime import date
 
-
 from formats._common import KNOWN_FEDERATIONS, Findings, decode, parse_date, split_lines
 from formats.result import ReadResult, frame, sha256
 from formats.schema import (
@@ -38,18 +37,38 @@ from formats.schema import (
 __all__ = [
     "RESULTS_COLUMNS",
     "RESULTS_REQUIRED",
-    "kind_of_header",
     "from_interchange",
+    "kind_of_header",
 ]
 
 #: Columns of ``*.results.csv`` (plus the optional ``colour_a``).
 RESULTS_COLUMNS = (
-    "federation", "competition_id", "competition_name", "start_date", "end_date", "round",
-    "player_a", "player_b", "score_a", "status", "handicap", "results_public", "modality",
-    "event_class", "colour_a",
+    "federation",
+    "competition_id",
+    "competition_name",
+    "start_date",
+    "end_date",
+    "round",
+    "player_a",
+    "player_b",
+    "score_a",
+    "status",
+    "handicap",
+    "results_public",
+    "modality",
+    "event_class",
+    "colour_a",
 )
 #: Required columns of ``*.results.csv`` (``end_date`` defaults to ``start_date``).
-RESULTS_REQUIRED = ("federation", "competition_id", "start_date", "round", "player_a", "player_b", "score_a")
+RESULTS_REQUIRED = (
+    "federation",
+    "competition_id",
+    "start_date",
+    "round",
+    "player_a",
+    "player_b",
+    "score_a",
+)
 PLAYERS_COLUMNS = tuple(PLAYERS_SCHEMA)
 PLAYERS_REQUIRED = ("federation", "player_id")
 RATINGS_COLUMNS = tuple(RATINGS_SCHEMA)
@@ -61,8 +80,18 @@ _CSV_ERROR = "\x00csv-error"
 _STATUSES = ("played", "forfeit", "unknown")
 _TRUE = {"true", "1", "yes", "y", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
-_SCORES = {"1": 1.0, "1.0": 1.0, "1.00": 1.0, "0.5": 0.5, ".5": 0.5, "0.50": 0.5, "½": 0.5,
-           "0": 0.0, "0.0": 0.0, "0.00": 0.0}
+_SCORES = {
+    "1": 1.0,
+    "1.0": 1.0,
+    "1.00": 1.0,
+    "0.5": 0.5,
+    ".5": 0.5,
+    "0.50": 0.5,
+    "½": 0.5,
+    "0": 0.0,
+    "0.0": 0.0,
+    "0.00": 0.0,
+}
 _FED = re.compile(r"^[a-z][a-z0-9_-]*$")
 
 
@@ -103,7 +132,7 @@ def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
             return
         start, before = before + 1, reader.line_num
         # An unterminated quote swallows the rest of the file into one field.
-        if sum(line.count('"') for line in physical[start - 1:before]) % 2:
+        if sum(line.count('"') for line in physical[start - 1 : before]) % 2:
             yield start, [_CSV_ERROR]
             return
         if row and any(cell.strip() for cell in row):
@@ -155,7 +184,8 @@ def from_interchange(data: bytes, name: str, *, federation: str | None = None) -
     dec = decode(data)
     if dec.first_non_utf8_line is not None:
         f.add(
-            "format.csv.encoding", "warn",
+            "format.csv.encoding",
+            "warn",
             f"the file is not UTF-8 (first bad byte on line {dec.first_non_utf8_line}); "
             f"read as {dec.encoding}: check the names and save it as UTF-8",
             line=dec.first_non_utf8_line,
@@ -168,33 +198,54 @@ def from_interchange(data: bytes, name: str, *, federation: str | None = None) -
     header = [h.strip().lower().lstrip("\ufeff") for h in first[1]]
     kind = kind_of_header(header)
     if kind is None:
-        f.add("format.csv.unknown_header", "reject",
-              f"not an interchange file: header {','.join(first[1])!r} has none of the "
-              "column sets of *.results.csv, *.players.csv, *.ratings.csv, *.aliases.csv",
-              line=first[0])
+        f.add(
+            "format.csv.unknown_header",
+            "reject",
+            f"not an interchange file: header {','.join(first[1])!r} has none of the "
+            "column sets of *.results.csv, *.players.csv, *.ratings.csv, *.aliases.csv",
+            line=first[0],
+        )
         return ReadResult.build(name, digest, None, f)
-    reader = {"results": _results, "players": _players, "ratings": _ratings, "aliases": _aliases}[kind]
+    reader = {"results": _results, "players": _players, "ratings": _ratings, "aliases": _aliases}[
+        kind
+    ]
     return reader(name, digest, header, first[0], rows, f, federation)
 
 
-def _check_header(header: list[str], line: int, known: tuple[str, ...], required: tuple[str, ...],
-                  f: Findings) -> bool:
+def _check_header(
+    header: list[str], line: int, known: tuple[str, ...], required: tuple[str, ...], f: Findings
+) -> bool:
     ok = True
     for col in required:
         if col not in header:
-            f.add("format.csv.missing_column", "reject", f"required column {col!r} is missing from the header",
-                  line=line, field=col)
+            f.add(
+                "format.csv.missing_column",
+                "reject",
+                f"required column {col!r} is missing from the header",
+                line=line,
+                field=col,
+            )
             ok = False
     seen: set[str] = set()
     for col in header:
         if col in seen:
-            f.add("format.csv.duplicate_column", "reject", f"column {col!r} appears twice in the header",
-                  line=line, field=col)
+            f.add(
+                "format.csv.duplicate_column",
+                "reject",
+                f"column {col!r} appears twice in the header",
+                line=line,
+                field=col,
+            )
             ok = False
         seen.add(col)
         if col not in known:
-            f.add("format.csv.unknown_column", "warn", f"column {col!r} is not part of the format; ignored",
-                  line=line, field=col)
+            f.add(
+                "format.csv.unknown_column",
+                "warn",
+                f"column {col!r} is not part of the format; ignored",
+                line=line,
+                field=col,
+            )
     return ok
 
 
@@ -205,20 +256,39 @@ def _records(
     n = len(header)
     for line, row in rows:
         if row == [_CSV_ERROR]:
-            f.add("format.csv.bad_quote", "reject",
-                  "a quoted field is never closed: the rest of the file cannot be read", line=line)
+            f.add(
+                "format.csv.bad_quote",
+                "reject",
+                "a quoted field is never closed: the rest of the file cannot be read",
+                line=line,
+            )
             continue
         if len(row) != n:
-            cid = row[header.index(key)].strip() if key in header and header.index(key) < len(row) else None
-            f.add("format.csv.field_count", "reject",
-                  f"expected {n} fields as in the header, found {len(row)} (truncated or extra separator?)",
-                  line=line, competition_id=cid or None)
+            cid = (
+                row[header.index(key)].strip()
+                if key in header and header.index(key) < len(row)
+                else None
+            )
+            f.add(
+                "format.csv.field_count",
+                "reject",
+                f"expected {n} fields as in the header, found {len(row)} (truncated or extra separator?)",
+                line=line,
+                competition_id=cid or None,
+            )
             continue
         yield line, {h: v.strip() for h, v in zip(header, row, strict=True)}
 
 
-def _results(name: str, digest: str, header: list[str], hline: int,
-             rows: Iterator[tuple[int, list[str]]], f: Findings, federation: str | None) -> ReadResult:
+def _results(
+    name: str,
+    digest: str,
+    header: list[str],
+    hline: int,
+    rows: Iterator[tuple[int, list[str]]],
+    f: Findings,
+    federation: str | None,
+) -> ReadResult:
     fmt = "interchange-results"
     if not _check_header(header, hline, RESULTS_COLUMNS, RESULTS_REQUIRED, f):
         return ReadResult.build(name, digest, fmt, f)
@@ -230,32 +300,55 @@ def _results(name: str, digest: str, header: list[str], hline: int,
         cid = rec.get("competition_id", "")
         bad = False
 
-        def err(rule: str, msg: str, fld: str | None, cid: str = cid) -> None:
+        def err(rule: str, msg: str, fld: str | None, cid: str = cid, line: int = line) -> None:
             nonlocal bad
             bad = True
-            f.add(rule, "reject", msg + "; the competition is not rated until this row is fixed",
-                  line=line, field=fld, competition_id=cid or None)
+            f.add(
+                rule,
+                "reject",
+                msg + "; the competition is not rated until this row is fixed",
+                line=line,
+                field=fld,
+                competition_id=cid or None,
+            )
 
         fed = _federation(rec["federation"], federation)
         if fed is None:
-            err("format.csv.unknown_federation",
+            err(
+                "format.csv.unknown_federation",
                 f"unknown federation {rec['federation']!r} (known: {', '.join(sorted(KNOWN_FEDERATIONS))})",
-                "federation")
+                "federation",
+            )
         elif federation is not None and fed != federation:
-            err("format.csv.federation_mismatch",
-                f"federation {fed!r} in a file sent for {federation!r}", "federation")
+            err(
+                "format.csv.federation_mismatch",
+                f"federation {fed!r} in a file sent for {federation!r}",
+                "federation",
+            )
         if not cid:
             err("format.csv.missing_value", "competition_id is empty", "competition_id")
         start = parse_date(rec["start_date"])
         if start is None:
-            err("format.csv.bad_date", f"start_date {rec['start_date']!r} is not a date (YYYY-MM-DD)", "start_date")
+            err(
+                "format.csv.bad_date",
+                f"start_date {rec['start_date']!r} is not a date (YYYY-MM-DD)",
+                "start_date",
+            )
         end = start
         if rec.get("end_date"):
             end = parse_date(rec["end_date"])
             if end is None:
-                err("format.csv.bad_date", f"end_date {rec['end_date']!r} is not a date (YYYY-MM-DD)", "end_date")
+                err(
+                    "format.csv.bad_date",
+                    f"end_date {rec['end_date']!r} is not a date (YYYY-MM-DD)",
+                    "end_date",
+                )
             elif start is not None and end < start:
-                err("format.csv.bad_date", f"end_date {end} is before start_date {start}", "end_date")
+                err(
+                    "format.csv.bad_date",
+                    f"end_date {end} is before start_date {start}",
+                    "end_date",
+                )
         rnd: int | None = None
         try:
             rnd = int(rec["round"])
@@ -263,7 +356,11 @@ def _results(name: str, digest: str, header: list[str], hline: int,
                 raise ValueError
         except ValueError:
             rnd = None
-            err("format.csv.bad_round", f"round must be an integer >= 1, not {rec['round']!r}", "round")
+            err(
+                "format.csv.bad_round",
+                f"round must be an integer >= 1, not {rec['round']!r}",
+                "round",
+            )
         a, b = rec["player_a"], rec["player_b"]
         for col, pid in (("player_a", a), ("player_b", b)):
             if not pid:
@@ -272,54 +369,85 @@ def _results(name: str, digest: str, header: list[str], hline: int,
             err("format.csv.self_pairing", f"player {a!r} is paired with himself", "player_b")
         status = (rec.get("status") or "").lower()
         if status and status not in _STATUSES:
-            err("format.csv.bad_status", f"status must be one of {', '.join(_STATUSES)}, not {rec['status']!r}",
-                "status")
+            err(
+                "format.csv.bad_status",
+                f"status must be one of {', '.join(_STATUSES)}, not {rec['status']!r}",
+                "status",
+            )
         raw = rec["score_a"]
         score: float | None = None
         if raw == "":
             if status in ("", "unknown"):
                 status = "unknown"
             else:
-                err("format.csv.bad_score", f"score_a is empty but status is {status!r} (empty means unknown)",
-                    "score_a")
+                err(
+                    "format.csv.bad_score",
+                    f"score_a is empty but status is {status!r} (empty means unknown)",
+                    "score_a",
+                )
         elif raw in _SCORES:
             score = _SCORES[raw]
             if status == "unknown":
-                f.add("format.csv.score_of_unknown", "warn",
-                      f"status is 'unknown' but score_a is {raw!r}: the score is ignored",
-                      line=line, field="score_a", competition_id=cid or None)
+                f.add(
+                    "format.csv.score_of_unknown",
+                    "warn",
+                    f"status is 'unknown' but score_a is {raw!r}: the score is ignored",
+                    line=line,
+                    field="score_a",
+                    competition_id=cid or None,
+                )
                 score = None
             elif status == "forfeit" and score == 0.5:
                 err("format.csv.bad_score", "a forfeit scores 1 or 0, not 0.5", "score_a")
         else:
-            err("format.csv.bad_score", f"score_a must be 1, 0.5 or 0 (empty: unknown), not {raw!r}", "score_a")
+            err(
+                "format.csv.bad_score",
+                f"score_a must be 1, 0.5 or 0 (empty: unknown), not {raw!r}",
+                "score_a",
+            )
         status = status or "played"
         handicap: int | None = None
         if rec.get("handicap"):
             try:
                 handicap = int(rec["handicap"])
             except ValueError:
-                err("format.csv.bad_handicap", f"handicap must be an integer number of stones, not {rec['handicap']!r}",
-                    "handicap")
+                err(
+                    "format.csv.bad_handicap",
+                    f"handicap must be an integer number of stones, not {rec['handicap']!r}",
+                    "handicap",
+                )
         public = True
         if rec.get("results_public"):
             v = rec["results_public"].lower()
             if v in _TRUE or v in _FALSE:
                 public = v in _TRUE
             else:
-                err("format.csv.bad_boolean", f"results_public must be true or false, not {rec['results_public']!r}",
-                    "results_public")
+                err(
+                    "format.csv.bad_boolean",
+                    f"results_public must be true or false, not {rec['results_public']!r}",
+                    "results_public",
+                )
         colour = (rec.get("colour_a") or "").lower() or None
         if colour not in (None, "w", "b"):
-            err("format.csv.bad_colour", f"colour_a must be w or b, not {rec['colour_a']!r}", "colour_a")
+            err(
+                "format.csv.bad_colour",
+                f"colour_a must be w or b, not {rec['colour_a']!r}",
+                "colour_a",
+            )
         if bad or fed is None or rnd is None or start is None or end is None:
             continue
         key = (fed, cid)
         comp = {
-            "federation": fed, "competition_id": cid, "name": rec.get("competition_name") or None,
-            "start_date": start, "end_date": end, "modality": (rec.get("modality") or "classic").lower(),
-            "results_public": public, "event_class": (rec.get("event_class") or "").upper() or None,
-            "source": name, "source_sha256": digest,
+            "federation": fed,
+            "competition_id": cid,
+            "name": rec.get("competition_name") or None,
+            "start_date": start,
+            "end_date": end,
+            "modality": (rec.get("modality") or "classic").lower(),
+            "results_public": public,
+            "event_class": (rec.get("event_class") or "").upper() or None,
+            "source": name,
+            "source_sha256": digest,
         }
         if key not in comps:
             comps[key] = comp | {"_line": line}
@@ -327,25 +455,50 @@ def _results(name: str, digest: str, header: list[str], hline: int,
             first = comps[key]
             for col in ("start_date", "end_date", "results_public", "modality", "event_class"):
                 if first[col] != comp[col]:
-                    f.add("format.csv.inconsistent_competition", "reject",
-                          f"{col} is {comp[col]!r} here but {first[col]!r} on line {first['_line']} "
-                          f"of the same competition", line=line, field=col, competition_id=cid)
+                    f.add(
+                        "format.csv.inconsistent_competition",
+                        "reject",
+                        f"{col} is {comp[col]!r} here but {first[col]!r} on line {first['_line']} "
+                        f"of the same competition",
+                        line=line,
+                        field=col,
+                        competition_id=cid,
+                    )
             if comp["name"] and first["name"] != comp["name"]:
-                f.add("format.csv.inconsistent_competition", "warn",
-                      f"competition_name {comp['name']!r} differs from {first['name']!r} on line {first['_line']}",
-                      line=line, field="competition_name", competition_id=cid)
+                f.add(
+                    "format.csv.inconsistent_competition",
+                    "warn",
+                    f"competition_name {comp['name']!r} differs from {first['name']!r} on line {first['_line']}",
+                    line=line,
+                    field="competition_name",
+                    competition_id=cid,
+                )
         pair = (fed, cid, rnd, frozenset((a, b)))
         if pair in seen_pairs:
-            f.add("format.csv.duplicate_game", "exclude",
-                  f"{a} v {b} in round {rnd} is already on line {seen_pairs[pair]}: this repetition is not rated",
-                  line=line, competition_id=cid)
+            f.add(
+                "format.csv.duplicate_game",
+                "exclude",
+                f"{a} v {b} in round {rnd} is already on line {seen_pairs[pair]}: this repetition is not rated",
+                line=line,
+                competition_id=cid,
+            )
             continue
         seen_pairs[pair] = line
         rounds.setdefault(key, set()).add(rnd)
-        games.append({
-            "federation": fed, "competition_id": cid, "round": rnd, "player_a": a, "player_b": b,
-            "score_a": score, "status": status, "handicap": handicap, "colour_a": colour, "source_line": line,
-        })
+        games.append(
+            {
+                "federation": fed,
+                "competition_id": cid,
+                "round": rnd,
+                "player_a": a,
+                "player_b": b,
+                "score_a": score,
+                "status": status,
+                "handicap": handicap,
+                "colour_a": colour,
+                "source_line": line,
+            }
+        )
     comp_rows = [
         {k: v for k, v in c.items() if k != "_line"} | {"rounds": len(rounds.get(key, ()))}
         for key, c in comps.items()
@@ -358,25 +511,44 @@ def _results(name: str, digest: str, header: list[str], hline: int,
     if not games and not f.has_reject():
         f.add("format.csv.no_games", "reject", "the results file has a header but no games")
     return ReadResult.build(
-        name, digest, fmt, f,
-        competitions=frame(comp_rows, COMPETITIONS_SCHEMA), players=frame(players, PLAYERS_SCHEMA),
+        name,
+        digest,
+        fmt,
+        f,
+        competitions=frame(comp_rows, COMPETITIONS_SCHEMA),
+        players=frame(players, PLAYERS_SCHEMA),
         games=frame(games, GAMES_SCHEMA),
     )
 
 
-def _int(rec: dict[str, str], col: str, line: int, f: Findings, *, severity: str = "reject") -> int | None:
+def _int(
+    rec: dict[str, str], col: str, line: int, f: Findings, *, severity: str = "reject"
+) -> int | None:
     v = rec.get(col, "")
     if not v:
         return None
     try:
         return int(float(v)) if re.fullmatch(r"-?\d+(\.0+)?", v) else int(v)
     except ValueError:
-        f.add(f"format.csv.bad_{col}", severity, f"{col} must be an integer, not {v!r}", line=line, field=col)
+        f.add(
+            f"format.csv.bad_{col}",
+            severity,
+            f"{col} must be an integer, not {v!r}",
+            line=line,
+            field=col,
+        )
         return None
 
 
-def _players(name: str, digest: str, header: list[str], hline: int,
-             rows: Iterator[tuple[int, list[str]]], f: Findings, federation: str | None) -> ReadResult:
+def _players(
+    name: str,
+    digest: str,
+    header: list[str],
+    hline: int,
+    rows: Iterator[tuple[int, list[str]]],
+    f: Findings,
+    federation: str | None,
+) -> ReadResult:
     fmt = "interchange-players"
     if not _check_header(header, hline, PLAYERS_COLUMNS, PLAYERS_REQUIRED, f):
         return ReadResult.build(name, digest, fmt, f)
@@ -384,30 +556,60 @@ def _players(name: str, digest: str, header: list[str], hline: int,
     for line, rec in _records(header, rows, f, None):
         fed = _federation(rec["federation"], federation)
         if fed is None or (federation is not None and fed != federation):
-            f.add("format.csv.unknown_federation", "reject",
-                  f"federation {rec['federation']!r} is unknown or not {federation!r}", line=line, field="federation")
+            f.add(
+                "format.csv.unknown_federation",
+                "reject",
+                f"federation {rec['federation']!r} is unknown or not {federation!r}",
+                line=line,
+                field="federation",
+            )
             continue
         if not rec["player_id"]:
-            f.add("format.csv.missing_value", "reject", "player_id is empty", line=line, field="player_id")
+            f.add(
+                "format.csv.missing_value",
+                "reject",
+                "player_id is empty",
+                line=line,
+                field="player_id",
+            )
             continue
         rating: float | None = None
         if rec.get("declared_rating"):
             try:
                 rating = float(rec["declared_rating"])
             except ValueError:
-                f.add("format.csv.bad_rating", "reject", f"declared_rating {rec['declared_rating']!r} is not a number",
-                      line=line, field="declared_rating")
-        out.append({
-            "federation": fed, "player_id": rec["player_id"], "name": rec.get("name") or None,
-            "country": rec.get("country") or None, "club": rec.get("club") or None,
-            "birth_year": _int(rec, "birth_year", line, f), "declared_rank": rec.get("declared_rank") or None,
-            "declared_rating": rating, "declared_rating_origin": rec.get("declared_rating_origin") or None,
-        })
+                f.add(
+                    "format.csv.bad_rating",
+                    "reject",
+                    f"declared_rating {rec['declared_rating']!r} is not a number",
+                    line=line,
+                    field="declared_rating",
+                )
+        out.append(
+            {
+                "federation": fed,
+                "player_id": rec["player_id"],
+                "name": rec.get("name") or None,
+                "country": rec.get("country") or None,
+                "club": rec.get("club") or None,
+                "birth_year": _int(rec, "birth_year", line, f),
+                "declared_rank": rec.get("declared_rank") or None,
+                "declared_rating": rating,
+                "declared_rating_origin": rec.get("declared_rating_origin") or None,
+            }
+        )
     return ReadResult.build(name, digest, fmt, f, players=frame(out, PLAYERS_SCHEMA))
 
 
-def _ratings(name: str, digest: str, header: list[str], hline: int,
-             rows: Iterator[tuple[int, list[str]]], f: Findings, federation: str | None) -> ReadResult:
+def _ratings(
+    name: str,
+    digest: str,
+    header: list[str],
+    hline: int,
+    rows: Iterator[tuple[int, list[str]]],
+    f: Findings,
+    federation: str | None,
+) -> ReadResult:
     fmt = "interchange-ratings"
     if not _check_header(header, hline, RATINGS_COLUMNS, RATINGS_REQUIRED, f):
         return ReadResult.build(name, digest, fmt, f)
@@ -416,16 +618,32 @@ def _ratings(name: str, digest: str, header: list[str], hline: int,
     for line, rec in _records(header, rows, f, None):
         fed = _federation(rec["federation"], federation)
         if fed is None or (federation is not None and fed != federation):
-            f.add("format.csv.unknown_federation", "reject",
-                  f"federation {rec['federation']!r} is unknown or not {federation!r}", line=line, field="federation")
+            f.add(
+                "format.csv.unknown_federation",
+                "reject",
+                f"federation {rec['federation']!r} is unknown or not {federation!r}",
+                line=line,
+                field="federation",
+            )
             continue
         pid = rec["player_id"]
         if not pid:
-            f.add("format.csv.missing_value", "reject", "player_id is empty", line=line, field="player_id")
+            f.add(
+                "format.csv.missing_value",
+                "reject",
+                "player_id is empty",
+                line=line,
+                field="player_id",
+            )
             continue
         if (fed, pid) in seen:
-            f.add("format.csv.duplicate_player", "reject",
-                  f"player {pid!r} is already listed on line {seen[(fed, pid)]}", line=line, field="player_id")
+            f.add(
+                "format.csv.duplicate_player",
+                "reject",
+                f"player {pid!r} is already listed on line {seen[(fed, pid)]}",
+                line=line,
+                field="player_id",
+            )
             continue
         seen[(fed, pid)] = line
         rating: float | None = None
@@ -433,37 +651,67 @@ def _ratings(name: str, digest: str, header: list[str], hline: int,
             try:
                 rating = float(rec["rating"])
             except ValueError:
-                f.add("format.csv.bad_rating", "reject", f"rating must be a number (empty: unrated), not "
-                      f"{rec['rating']!r}", line=line, field="rating")
+                f.add(
+                    "format.csv.bad_rating",
+                    "reject",
+                    f"rating must be a number (empty: unrated), not {rec['rating']!r}",
+                    line=line,
+                    field="rating",
+                )
                 continue
         as_of: date | None = None
         if rec.get("as_of"):
             as_of = parse_date(rec["as_of"])
             if as_of is None:
-                f.add("format.csv.bad_date", "reject", f"as_of {rec['as_of']!r} is not a date (YYYY-MM-DD)",
-                      line=line, field="as_of")
+                f.add(
+                    "format.csv.bad_date",
+                    "reject",
+                    f"as_of {rec['as_of']!r} is not a date (YYYY-MM-DD)",
+                    line=line,
+                    field="as_of",
+                )
                 continue
         rated_max: float | None = None
         if rec.get("rated_max"):
             try:
                 rated_max = float(rec["rated_max"])
             except ValueError:
-                f.add("format.csv.bad_rated_max", "reject", f"rated_max {rec['rated_max']!r} is not a number",
-                      line=line, field="rated_max")
+                f.add(
+                    "format.csv.bad_rated_max",
+                    "reject",
+                    f"rated_max {rec['rated_max']!r} is not a number",
+                    line=line,
+                    field="rated_max",
+                )
         games = _int(rec, "games", line, f)
-        out.append({
-            "federation": fed, "player_id": pid, "name": rec.get("name") or None, "rating": rating,
-            "games": games if games is not None else 0, "as_of": as_of, "k": _int(rec, "k", line, f),
-            "status": rec.get("status") or None, "last_played": rec.get("last_played") or None,
-            "rated_max": rated_max,
-        })
+        out.append(
+            {
+                "federation": fed,
+                "player_id": pid,
+                "name": rec.get("name") or None,
+                "rating": rating,
+                "games": games if games is not None else 0,
+                "as_of": as_of,
+                "k": _int(rec, "k", line, f),
+                "status": rec.get("status") or None,
+                "last_played": rec.get("last_played") or None,
+                "rated_max": rated_max,
+            }
+        )
     ratings = frame(out, RATINGS_SCHEMA)
     players = ratings.select("federation", "player_id", "name")
     return ReadResult.build(name, digest, fmt, f, ratings=ratings, players=players)
 
 
-def _aliases(name: str, digest: str, header: list[str], hline: int,
-             rows: Iterator[tuple[int, list[str]]], f: Findings, federation: str | None) -> ReadResult:
+def _aliases(
+    name: str,
+    digest: str,
+    header: list[str],
+    hline: int,
+    rows: Iterator[tuple[int, list[str]]],
+    f: Findings,
+    federation: str | None,
+) -> ReadResult:
     fmt = "interchange-aliases"
     if not _check_header(header, hline, ALIASES_COLUMNS, ALIASES_REQUIRED, f):
         return ReadResult.build(name, digest, fmt, f)
@@ -471,8 +719,13 @@ def _aliases(name: str, digest: str, header: list[str], hline: int,
     for line, rec in _records(header, rows, f, None):
         fed = _federation(rec["federation"], federation)
         if fed is None:
-            f.add("format.csv.unknown_federation", "reject", f"unknown federation {rec['federation']!r}",
-                  line=line, field="federation")
+            f.add(
+                "format.csv.unknown_federation",
+                "reject",
+                f"unknown federation {rec['federation']!r}",
+                line=line,
+                field="federation",
+            )
             continue
         if not rec["alias"] or not rec["player_id"]:
             fld = "alias" if not rec["alias"] else "player_id"
@@ -480,5 +733,3 @@ def _aliases(name: str, digest: str, header: list[str], hline: int,
             continue
         out.append({"federation": fed, "alias": rec["alias"], "player_id": rec["player_id"]})
     return ReadResult.build(name, digest, fmt, f, aliases=frame(out, ALIASES_SCHEMA))
-
-

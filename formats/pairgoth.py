@@ -24,8 +24,12 @@ from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYE
 __all__ = ["from_pairgoth", "looks_like_pairgoth", "rank_name"]
 
 _RESULTS: dict[str, tuple[float | None, str]] = {
-    "w": (1.0, "played"), "b": (0.0, "played"), "=": (0.5, "played"), "?": (None, "unknown"),
-    "#": (None, "unknown"), "0": (None, "unknown"),
+    "w": (1.0, "played"),
+    "b": (0.0, "played"),
+    "=": (0.5, "played"),
+    "?": (None, "unknown"),
+    "#": (None, "unknown"),
+    "0": (None, "unknown"),
 }
 
 
@@ -41,7 +45,11 @@ def looks_like_pairgoth(head: str) -> bool:
     True
     """
     s = head.lstrip("\ufeff \r\n\t")
-    return s.startswith("{") and '"type"' in s and ('"pairing"' in s or '"gobanSize"' in s or '"timeSystem"' in s)
+    return (
+        s.startswith("{")
+        and '"type"' in s
+        and ('"pairing"' in s or '"gobanSize"' in s or '"timeSystem"' in s)
+    )
 
 
 def rank_name(rank: int) -> str:
@@ -79,30 +87,54 @@ def from_pairgoth(data: bytes, name: str, *, federation: str | None = None) -> R
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        f.add("format.pairgoth.bad_json", "reject", f"the JSON cannot be read: {exc.msg}", line=exc.lineno)
+        f.add(
+            "format.pairgoth.bad_json",
+            "reject",
+            f"the JSON cannot be read: {exc.msg}",
+            line=exc.lineno,
+        )
         return ReadResult.build(name, digest, "pairgoth", f)
     if not isinstance(doc, dict):
-        f.add("format.pairgoth.bad_json", "reject", "the file is not a pairgoth tournament object", line=1)
+        f.add(
+            "format.pairgoth.bad_json",
+            "reject",
+            "the file is not a pairgoth tournament object",
+            line=1,
+        )
         return ReadResult.build(name, digest, "pairgoth", f)
     # game ids may equal player ids: look for them only after the "games" key
     games_at = max(text.rfind('"games"'), 0)
     newlines = [i for i, c in enumerate(text) if c == "\n"]
-    lines = {int(m[1]): bisect.bisect_left(newlines, m.start()) + 1 for m in _ID.finditer(text, games_at)}
+    lines = {
+        int(m[1]): bisect.bisect_left(newlines, m.start()) + 1 for m in _ID.finditer(text, games_at)
+    }
     ids: dict[int, str] = {}
     players: list[dict[str, Any]] = []
     for p in doc.get("players") or []:
         if not isinstance(p, dict) or not isinstance(p.get("id"), int):
-            f.add("format.pairgoth.bad_player", "reject", "a player without a numeric id", field="players")
+            f.add(
+                "format.pairgoth.bad_player",
+                "reject",
+                "a player without a numeric id",
+                field="players",
+            )
             continue
         full = f"{p.get('name', '')} {p.get('firstname', '')}".strip()
         pid = player_id(str(p.get("egfId") or p.get("egf") or ""), full) or f"pairgoth:{p['id']}"
         ids[p["id"]] = pid
         rank = p.get("rank")
         rating = p.get("rating")
-        players.append({"federation": fed, "player_id": pid, "name": full or None,
-                        "country": p.get("country") or None, "club": p.get("club") or None,
-                        "declared_rank": rank_name(rank) if isinstance(rank, int) else None,
-                        "declared_rating": float(rating) if isinstance(rating, (int, float)) else None})
+        players.append(
+            {
+                "federation": fed,
+                "player_id": pid,
+                "name": full or None,
+                "country": p.get("country") or None,
+                "club": p.get("club") or None,
+                "declared_rank": rank_name(rank) if isinstance(rank, int) else None,
+                "declared_rating": float(rating) if isinstance(rating, (int, float)) else None,
+            }
+        )
     games: list[dict[str, Any]] = []
     byes: list[dict[str, Any]] = []
     rounds = doc.get("games") or []
@@ -116,44 +148,104 @@ def from_pairgoth(data: bytes, name: str, *, federation: str | None = None) -> R
             if w == 0 or b == 0:
                 who = ids.get(b if w == 0 else w)  # type: ignore[arg-type]
                 if who is not None:
-                    byes.append({"federation": fed, "round": rnd, "player_id": who, "kind": "full", "source_line": line})
+                    byes.append(
+                        {
+                            "federation": fed,
+                            "round": rnd,
+                            "player_id": who,
+                            "kind": "full",
+                            "source_line": line,
+                        }
+                    )
                 continue
             if w not in ids or b not in ids:
-                f.add("format.pairgoth.unknown_player", "reject", f"game {gid}: player {w if w not in ids else b} "
-                      "is not among the players", line=line, field="w" if w not in ids else "b")
+                f.add(
+                    "format.pairgoth.unknown_player",
+                    "reject",
+                    f"game {gid}: player {w if w not in ids else b} is not among the players",
+                    line=line,
+                    field="w" if w not in ids else "b",
+                )
                 continue
             if res.upper() == "X":
                 for who in (ids[w], ids[b]):
-                    byes.append({"federation": fed, "round": rnd, "player_id": who, "kind": "absent",
-                                 "source_line": line})
+                    byes.append(
+                        {
+                            "federation": fed,
+                            "round": rnd,
+                            "player_id": who,
+                            "kind": "absent",
+                            "source_line": line,
+                        }
+                    )
                 continue
             if res not in _RESULTS:
-                f.add("format.pairgoth.bad_result", "reject", f"game {gid}: result {res!r} is not w, b, =, ?, X, #, 0",
-                      line=line, field="r")
+                f.add(
+                    "format.pairgoth.bad_result",
+                    "reject",
+                    f"game {gid}: result {res!r} is not w, b, =, ?, X, #, 0",
+                    line=line,
+                    field="r",
+                )
                 continue
             if res in ("#", "0"):
-                f.add("format.pairgoth.both_result", "warn", f"game {gid}: both players win or lose; not rated",
-                      line=line, field="r")
+                f.add(
+                    "format.pairgoth.both_result",
+                    "warn",
+                    f"game {gid}: both players win or lose; not rated",
+                    line=line,
+                    field="r",
+                )
             score, status = _RESULTS[res]
             h = g.get("h", 0)
-            games.append({"federation": fed, "round": rnd, "player_a": ids[w], "player_b": ids[b], "score_a": score,
-                          "status": status, "handicap": h if isinstance(h, int) else 0, "colour_a": "w",
-                          "source_line": line})
+            games.append(
+                {
+                    "federation": fed,
+                    "round": rnd,
+                    "player_a": ids[w],
+                    "player_b": ids[b],
+                    "score_a": score,
+                    "status": status,
+                    "handicap": h if isinstance(h, int) else 0,
+                    "colour_a": "w",
+                    "source_line": line,
+                }
+            )
     start = parse_date(str(doc.get("startDate", "")))
     end = parse_date(str(doc.get("endDate", ""))) or start
     if start is None:
-        f.add("format.pairgoth.missing_date", "reject", f"startDate {doc.get('startDate')!r} is not a date",
-              field="startDate")
+        f.add(
+            "format.pairgoth.missing_date",
+            "reject",
+            f"startDate {doc.get('startDate')!r} is not a date",
+            field="startDate",
+        )
     title = str(doc.get("name") or "") or None
     cid = competition_key(title, start, str(doc.get("shortName") or name.rsplit(".", 1)[0]))
     for row in (*games, *byes):
         row["competition_id"] = cid
     for row in f.rows:
         row["competition_id"] = row["competition_id"] or cid
-    comp = {"federation": fed, "competition_id": cid, "name": title, "start_date": start, "end_date": end,
-            "rounds": sum(1 for r in rounds if r) if isinstance(rounds, list) else 0,
-            "modality": "online" if doc.get("online") else "classic", "results_public": True, "event_class": None,
-            "source": name, "source_sha256": digest}
-    return ReadResult.build(name, digest, "pairgoth", f, competitions=frame([comp], COMPETITIONS_SCHEMA),
-                            players=frame(players, PLAYERS_SCHEMA), games=frame(games, GAMES_SCHEMA),
-                            byes=frame(byes, BYES_SCHEMA))
+    comp = {
+        "federation": fed,
+        "competition_id": cid,
+        "name": title,
+        "start_date": start,
+        "end_date": end,
+        "rounds": sum(1 for r in rounds if r) if isinstance(rounds, list) else 0,
+        "modality": "online" if doc.get("online") else "classic",
+        "results_public": True,
+        "event_class": None,
+        "source": name,
+        "source_sha256": digest,
+    }
+    return ReadResult.build(
+        name,
+        digest,
+        "pairgoth",
+        f,
+        competitions=frame([comp], COMPETITIONS_SCHEMA),
+        players=frame(players, PLAYERS_SCHEMA),
+        games=frame(games, GAMES_SCHEMA),
+        byes=frame(byes, BYES_SCHEMA),
+    )

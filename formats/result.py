@@ -14,7 +14,6 @@ from formats.schema import (
     ALIASES_SCHEMA,
     BYES_SCHEMA,
     COMPETITIONS_SCHEMA,
-
     GAMES_SCHEMA,
     PLAYERS_SCHEMA,
     RATINGS_SCHEMA,
@@ -22,11 +21,13 @@ from formats.schema import (
     empty,
 )
 
-__all__ = ["ReadResult", "sha256", "frame"]
+__all__ = ["ReadResult", "frame", "sha256"]
+
 
 def sha256(data: bytes) -> str:
     """Hex sha256 of a file's bytes (the load ledger's key)."""
     return hashlib.sha256(data).hexdigest()
+
 
 def frame(rows: Sequence[Mapping[str, Any]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
     """Rows of plain values as a frame of ``schema`` (empty rows: an empty frame).
@@ -42,8 +43,10 @@ def frame(rows: Sequence[Mapping[str, Any]], schema: dict[str, pl.DataType]) -> 
     data = {n: [r.get(n) for r in rows] for n in names}
     return conform(pl.DataFrame(data, schema=schema, strict=False), schema)
 
+
 def _empty_players() -> pl.DataFrame:
     return empty(PLAYERS_SCHEMA)
+
 
 @dataclass(frozen=True)
 class ReadResult:
@@ -102,12 +105,23 @@ class ReadResult:
         players = each(self.players, ("player_id",))
         if players.height:
             players = players.group_by("federation", "player_id", maintain_order=True).agg(
-                [pl.col(c).drop_nulls().first() for c in players.columns if c not in ("federation", "player_id")])
+                [
+                    pl.col(c).drop_nulls().first()
+                    for c in players.columns
+                    if c not in ("federation", "player_id")
+                ]
+            )
         return ReadResult(
-            source=self.source, source_sha256=self.source_sha256, format=self.format,
-            competitions=self.competitions, players=conform(players, PLAYERS_SCHEMA),
-            games=each(self.games, ("player_a", "player_b")), byes=each(self.byes, ("player_id",)),
-            findings=self.findings, ratings=each(self.ratings, ("player_id",)), aliases=self.aliases,
+            source=self.source,
+            source_sha256=self.source_sha256,
+            format=self.format,
+            competitions=self.competitions,
+            players=conform(players, PLAYERS_SCHEMA),
+            games=each(self.games, ("player_a", "player_b")),
+            byes=each(self.byes, ("player_id",)),
+            findings=self.findings,
+            ratings=each(self.ratings, ("player_id",)),
+            aliases=self.aliases,
         )
 
     @classmethod
@@ -160,4 +174,3 @@ class ReadResult:
         f = Findings(source, federation)
         f.add(rule, "reject", message, line=line, field=field)
         return cls.build(source, sha256(data), fmt, f)
-

@@ -11,8 +11,11 @@ from hypothesis import strategies as st
 from formats._common import decode, parse_date, split_lines
 
 # Letters of Catalan, Spanish, French, German, Turkish-in-Latin-1 names.
-LATIN1_NAMES = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ àáèéíïòóúüçñÀÈÉÍÒÓÚÇÑ·ßöäÖÄ,.-'",
-                       min_size=1, max_size=40)
+LATIN1_NAMES = st.text(
+    alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ àáèéíïòóúüçñÀÈÉÍÒÓÚÇÑ·ßöäÖÄ,.-'",
+    min_size=1,
+    max_size=40,
+)
 
 
 @pytest.mark.hypothesis
@@ -30,25 +33,35 @@ def test_windows_1252_specials_and_latin1_fallback() -> None:
     assert decode(b"one\r\ntwo\r\nXur\xed\r\n").first_non_utf8_line == 3
 
 
-@pytest.mark.parametrize(("text", "lines"), [
-    ("a\nb\n", ["a", "b"]), ("a\r\nb\r\n", ["a", "b"]), ("a\rb\r", ["a", "b"]), ("a\r\rb", ["a", "", "b"]),
-    ("a", ["a"]), ("", []),
-])
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("a\nb\n", ["a", "b"]),
+        ("a\r\nb\r\n", ["a", "b"]),
+        ("a\rb\r", ["a", "b"]),
+        ("a\r\rb", ["a", "", "b"]),
+        ("a", ["a"]),
+        ("", []),
+    ],
+)
 def test_split_lines(text: str, lines: list[str]) -> None:
     assert split_lines(text) == lines
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("2010/09/24", date(2010, 9, 24)),   # TRF 042, YYYY/MM/DD
-    ("24/09/2010", date(2010, 9, 24)),   # gros_open_donostia_2010.trf
-    ("2005.11.26", date(2005, 11, 26)),  # karl_mala birth dates
-    ("28. 07. 2005", date(2005, 7, 28)),  # karl_mala_frankfurt_2005.trf 042
-    ("May 29, 2020", date(2020, 5, 29)),  # lichess_swiss_2020_06.trf 042
-    ("18/04/08", date(2018, 4, 8)),      # san_viator 132 round dates, YY/MM/DD
-    ("2024-07-06", date(2024, 7, 6)),    # OpenGotha beginDate, EGD DT
-    ("22 Feb 2018", date(2018, 2, 22)),  # EGD allworld_lp header
-    ("20250930", date(2025, 9, 30)),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2010/09/24", date(2010, 9, 24)),  # TRF 042, YYYY/MM/DD
+        ("24/09/2010", date(2010, 9, 24)),  # gros_open_donostia_2010.trf
+        ("2005.11.26", date(2005, 11, 26)),  # karl_mala birth dates
+        ("28. 07. 2005", date(2005, 7, 28)),  # karl_mala_frankfurt_2005.trf 042
+        ("May 29, 2020", date(2020, 5, 29)),  # lichess_swiss_2020_06.trf 042
+        ("18/04/08", date(2018, 4, 8)),  # san_viator 132 round dates, YY/MM/DD
+        ("2024-07-06", date(2024, 7, 6)),  # OpenGotha beginDate, EGD DT
+        ("22 Feb 2018", date(2018, 2, 22)),  # EGD allworld_lp header
+        ("20250930", date(2025, 9, 30)),
+    ],
+)
 def test_every_date_style_of_the_real_files(text: str, expected: date) -> None:
     assert parse_date(text) == expected
 
@@ -61,6 +74,13 @@ def test_not_dates(text: str) -> None:
 @pytest.mark.hypothesis
 @given(st.dates(min_value=date(1971, 1, 1), max_value=date(2069, 12, 31)))
 def test_date_styles_round_trip(d: date) -> None:
-    for text in (d.isoformat(), d.strftime("%Y/%m/%d"), d.strftime("%d/%m/%Y"), d.strftime("%Y.%m.%d"),
-                 d.strftime("%y/%m/%d"), d.strftime("%d. %m. %Y"), d.strftime("%b %d, %Y")):
+    for text in (
+        d.isoformat(),
+        d.strftime("%Y/%m/%d"),
+        d.strftime("%d/%m/%Y"),
+        d.strftime("%Y.%m.%d"),
+        d.strftime("%y/%m/%d"),
+        d.strftime("%d. %m. %Y"),
+        d.strftime("%b %d, %Y"),
+    ):
         assert parse_date(text) == d, text

@@ -7,10 +7,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from formats.identity import NAME_PREFIX, aliases_from_names, apply_aliases, competition_key, name_key, player_id
+from formats.identity import (
+    NAME_PREFIX,
+    aliases_from_names,
+    apply_aliases,
+    competition_key,
+    name_key,
+    player_id,
+)
 
-WORDS = st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyzàéíòúçñü", min_size=1, max_size=8), min_size=1,
-                 max_size=4)
+WORDS = st.lists(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyzàéíòúçñü", min_size=1, max_size=8),
+    min_size=1,
+    max_size=4,
+)
 
 
 @pytest.mark.hypothesis
@@ -24,12 +34,15 @@ def test_name_key_ignores_order_case_and_punctuation(words: list[str], rnd: obje
     assert name_key(name_key(a).replace("-", " ")) == name_key(a)
 
 
-@pytest.mark.parametrize(("a", "b"), [
-    ("Sarabia Utrilla, Joaquin", "Joaquín SARABIA-UTRILLA"),
-    ("Xurí, Mateu", "Mateu Xuri"),
-    ("Müller Jörg", "MULLER, Jorg"),
-    ("Taşkın Gözde", "Gozde Taskın"),
-])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Sarabia Utrilla, Joaquin", "Joaquín SARABIA-UTRILLA"),
+        ("Xurí, Mateu", "Mateu Xuri"),
+        ("Müller Jörg", "MULLER, Jorg"),
+        ("Taşkın Gözde", "Gozde Taskın"),
+    ],
+)
 def test_same_person_same_key(a: str, b: str) -> None:
     assert name_key(a) == name_key(b)
 
@@ -41,8 +54,13 @@ def test_federation_ids_win_over_names() -> None:
 
 
 def test_aliases_rewrite_ids_of_their_federation_only() -> None:
-    games = pl.DataFrame({"federation": ["egf", "fide"], "player_a": ["name:ann-lee", "name:ann-lee"],
-                          "player_b": ["1", "2"]})
+    games = pl.DataFrame(
+        {
+            "federation": ["egf", "fide"],
+            "player_a": ["name:ann-lee", "name:ann-lee"],
+            "player_b": ["1", "2"],
+        }
+    )
     aliases = pl.DataFrame({"federation": ["egf"], "alias": ["LEE Ann"], "player_id": ["777"]})
     out = apply_aliases(games, aliases, "egf")
     assert out["player_a"].to_list() == ["777", "name:ann-lee"]
@@ -50,8 +68,13 @@ def test_aliases_rewrite_ids_of_their_federation_only() -> None:
 
 def test_ambiguous_names_are_not_linked() -> None:
     players = pl.DataFrame({"federation": ["ajusc"], "player_id": ["name:joan-puig"]})
-    registry = pl.DataFrame({"federation": ["ajusc", "ajusc"], "player_id": ["10", "11"],
-                             "name": ["Joan Puig", "Puig, Joan"]})
+    registry = pl.DataFrame(
+        {
+            "federation": ["ajusc", "ajusc"],
+            "player_id": ["10", "11"],
+            "name": ["Joan Puig", "Puig, Joan"],
+        }
+    )
     assert aliases_from_names(players, registry).height == 0
 
 
