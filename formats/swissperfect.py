@@ -24,6 +24,7 @@ a game is its line in the round's own ``.rnd`` file (header = line 1).
 from __future__ import annotations
 
 import re
+import struct
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -266,6 +267,27 @@ def _ini(inis: list[tuple[str, int | None, bytes]], fed: str) -> dict[str, Any]:
     return out
 
 
+def _dbase_header_problem(data: bytes) -> str | None:
+    """Why ``data`` cannot be a whole dBase III table, or None.
+
+    Checked before :mod:`dbfread` sees it: the reader trusts the header's record
+    count, so a corrupt header would have it loop over billions of records.
+
+    Examples
+    --------
+    >>> _dbase_header_problem(b"\\x03" + bytes(10))
+    'shorter than its 32-byte header'
+    """
+    if len(data) < 32:
+        return "shorter than its 32-byte header"
+    count, header_len, record_len = struct.unpack_from("<IHH", data, 4)
+    if header_len < 33 or record_len < 1:
+        return f"header length {header_len} or record length {record_len} is impossible"
+    if header_len + count * record_len > len(data):
+        return f"{count} records of {record_len} bytes do not fit in {len(data)} bytes"
+    return None
+
+
 def _trn(
     trns: list[tuple[str, int | None, bytes]], f: Findings, fed: str
 ) -> dict[int, dict[str, Any]]:
@@ -276,6 +298,16 @@ def _trn(
 
     fname, _, data = trns[0]
     out: dict[int, dict[str, Any]] = {}
+    problem = _dbase_header_problem(data)
+    if problem is not None:
+        f.add(
+            "format.swissperfect.bad_trn",
+            "warn",
+            f"the participants table is not a complete dBase table ({problem}); players stay start "
+            "numbers: send the .trn again",
+            source=fname,
+        )
+        return {}
     try:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "players.dbf"
@@ -287,7 +319,7 @@ def _trn(
                 char_decode_errors="replace",
             )
             records = list(table)
-    except (ValueError, DBFNotFound, OSError, KeyError, IndexError, EOFError) as exc:
+    except (ValueError, DBFNotFound, OSError, KeyError, IndexError, EOFError, struct.error) as exc:
         f.add(
             "format.swissperfect.bad_trn",
             "warn",

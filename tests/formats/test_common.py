@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from formats._common import decode, parse_date, split_lines
@@ -21,8 +21,22 @@ LATIN1_NAMES = st.text(
 @pytest.mark.hypothesis
 @given(LATIN1_NAMES)
 def test_names_survive_every_encoding(name: str) -> None:
-    for enc in ("utf-8", "latin-1", "cp1252"):
-        assert decode(name.encode(enc)).text == name
+    assert decode(name.encode("utf-8")).text == name
+    for enc in ("latin-1", "cp1252"):
+        data = name.encode(enc)
+        # Inherent ambiguity: a capital accented letter followed by a symbol ("Ä·") is also
+        # valid UTF-8 ("ķ"); UTF-8 wins, as it must for files that are UTF-8. Names do not
+        # hold such pairs, so the property is stated for the others.
+        assume(not _valid_utf8(data) or data.isascii())
+        assert decode(data).text == name
+
+
+def _valid_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def test_windows_1252_specials_and_latin1_fallback() -> None:

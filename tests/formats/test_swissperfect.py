@@ -253,3 +253,21 @@ def test_single_round_file_read_alone_warns() -> None:
     assert r.format == "swissperfect"
     assert "format.swissperfect.single_round" in r.findings["rule"].to_list()
     assert r.games.height == 2
+
+
+def test_corrupt_trn_header_is_a_warning_not_a_hang() -> None:
+    """Regression (found by fuzzing): dbfread trusts the record count and looped over 2**32 records."""
+    fields = [("ID", "N", 4), ("SURNAME", "C", 20)]
+    good = write_dbf(fields, [{"ID": 1, "SURNAME": "Puig"}, {"ID": 2, "SURNAME": "Vila"}])
+    for bad in (
+        good[:4] + (2**32 - 1).to_bytes(4, "little") + good[8:],
+        good[:40],
+        good[: len(good) - 10],
+    ):
+        files = _set() | {"L.trn": bad}
+        r = from_swissperfect_set(files)
+        hit = r.findings.filter(pl.col("rule") == "format.swissperfect.bad_trn")
+        assert hit.select("severity", "source").rows() == [("warn", "L.trn")]
+        assert r.games.height == 4
+    named = from_swissperfect_set(_set() | {"L.trn": good})
+    assert set(named.players["name"].drop_nulls()) == {"Puig", "Vila"}
