@@ -35,7 +35,7 @@ __all__ = ["from_egd", "looks_like_egd"]
 
 _TAG = re.compile(r"\b([A-Z]{2})\[([^\]]*)\]")
 _GRADE = re.compile(r"^(\d{1,2})([kdpKDP])$")
-_RESULT = re.compile(r"^(\d+)([+\-=?])(?:/([wbWB])(\d*))?(!?)$")
+_RESULT = re.compile(r"^([0-9]+)([+\-=?])(?:/([wbWB])([0-9]{0,2}))?(!?)$")
 _SIGNED = re.compile(r"^\d+[+\-=?]")
 _OPPOSITE = {"+": "-", "-": "+", "=": "=", "?": "?"}
 

@@ -26,7 +26,14 @@ from datetime import date
 
 import polars as pl
 
-from formats._common import KNOWN_FEDERATIONS, Findings, decode, parse_date, split_lines
+from formats._common import (
+    KNOWN_FEDERATIONS,
+    Findings,
+    decode,
+    is_digits,
+    parse_date,
+    split_lines,
+)
 from formats.result import ReadResult, frame, sha256
 from formats.schema import (
     ALIASES_SCHEMA,
@@ -79,6 +86,8 @@ ALIASES_COLUMNS = tuple(ALIASES_SCHEMA)
 ALIASES_REQUIRED = ALIASES_COLUMNS
 
 _CSV_ERROR = "\x00csv-error"
+#: Highest round number accepted (a season-long league has a few dozen).
+MAX_ROUND = 999
 _STATUSES = ("played", "forfeit", "unknown")
 _TRUE = {"true", "1", "yes", "y", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
@@ -291,11 +300,11 @@ def _results_fast(
     base_ok = (
         (raw["competition_id"] != "")
         & (raw["start_date"] != "")
-        & raw["round"].str.contains(r"^[0-9]+$")
+        & raw["round"].str.contains(r"^[0-9]{1,3}$")
         & (raw["player_a"] != "")
         & (raw["player_b"] != "")
         & (raw["player_a"] != raw["player_b"])
-        & ((raw["handicap"] == "") | raw["handicap"].str.contains(r"^-?[0-9]+$"))
+        & ((raw["handicap"] == "") | raw["handicap"].str.contains(r"^-?[0-9]{1,2}$"))
         & raw["results_public"].str.to_lowercase().is_in(["", *_TRUE, *_FALSE])
         & raw["colour_a"].str.to_lowercase().is_in(["", "w", "b"])
     )
@@ -550,15 +559,12 @@ def _results(
                     "end_date",
                 )
         rnd: int | None = None
-        try:
+        if is_digits(rec["round"]) and 1 <= int(rec["round"]) <= MAX_ROUND:
             rnd = int(rec["round"])
-            if rnd < 1:
-                raise ValueError
-        except ValueError:
-            rnd = None
+        else:
             err(
                 "format.csv.bad_round",
-                f"round must be an integer >= 1, not {rec['round']!r}",
+                f"round must be an integer from 1 to {MAX_ROUND}, not {rec['round']!r}",
                 "round",
             )
         a, b = rec["player_a"], rec["player_b"]
@@ -608,12 +614,12 @@ def _results(
         status = status or "played"
         handicap: int | None = None
         if rec.get("handicap"):
-            try:
+            if re.fullmatch(r"-?[0-9]{1,2}", rec["handicap"]):
                 handicap = int(rec["handicap"])
-            except ValueError:
+            else:
                 err(
                     "format.csv.bad_handicap",
-                    f"handicap must be an integer number of stones, not {rec['handicap']!r}",
+                    f"handicap must be a number of stones (-99 to 99), not {rec['handicap']!r}",
                     "handicap",
                 )
         public = True

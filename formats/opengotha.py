@@ -332,12 +332,12 @@ def from_opengotha(data: bytes, name: str, *, federation: str | None = None) -> 
 
 
 def _round(txt: str, line: int, f: Findings) -> int | None:
-    if is_digits(txt.strip()) and int(txt) >= 1:
+    if is_digits(txt.strip()) and 1 <= int(txt) <= 999:
         return int(txt)
     f.add(
         "format.opengotha.bad_round",
         "reject",
-        f"roundNumber {txt!r} is not a number >= 1",
+        f"roundNumber {txt!r} is not a number from 1 to 999",
         line=line,
         field="roundNumber",
     )
@@ -396,7 +396,7 @@ def _game(
         )
         bad = True
     hcp_txt = a.get("handicap", "0").strip() or "0"
-    if not re.fullmatch(r"-?\d+", hcp_txt):
+    if not re.fullmatch(r"-?[0-9]{1,2}", hcp_txt):
         f.add(
             "format.opengotha.bad_handicap",
             "reject",

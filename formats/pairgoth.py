@@ -198,6 +198,15 @@ def from_pairgoth(data: bytes, name: str, *, federation: str | None = None) -> R
                 )
             score, status = _RESULTS[res]
             h = g.get("h", 0)
+            if not isinstance(h, int) or not -99 <= h <= 99:
+                f.add(
+                    "format.pairgoth.bad_handicap",
+                    "reject",
+                    f"game {gid}: handicap {h!r} is not a number of stones",
+                    line=line,
+                    field="h",
+                )
+                continue
             games.append(
                 {
                     "federation": fed,
@@ -206,7 +215,7 @@ def from_pairgoth(data: bytes, name: str, *, federation: str | None = None) -> R
                     "player_b": ids[b],
                     "score_a": score,
                     "status": status,
-                    "handicap": h if isinstance(h, int) else 0,
+                    "handicap": h,
                     "colour_a": "w",
                     "source_line": line,
                 }

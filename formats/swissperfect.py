@@ -401,11 +401,11 @@ def _rnd(
             )
             continue
         rnd_txt, _, w_txt, b_txt, ws_txt, bs_txt = cells[:6]
-        if not is_digits(rnd_txt) or int(rnd_txt) < 1:
+        if not is_digits(rnd_txt) or not 1 <= int(rnd_txt) <= 999:
             add(
                 "format.swissperfect.bad_round",
                 "reject",
-                f"ROUND {rnd_txt!r} is not a number >= 1",
+                f"ROUND {rnd_txt!r} is not a round number from 1 to 999",
                 n,
                 "ROUND",
             )

@@ -241,3 +241,34 @@ def test_native_file_sent_to_another_federation_is_refused() -> None:
     )
     sp = formats.read(shared("ajusc", "manacup_2025_26"), federation="fide")
     assert sp.findings["rule"].to_list() == ["format.federation_mismatch"]
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "rule"),
+    [
+        (
+            (
+                b"federation,competition_id,start_date,round,player_a,player_b,score_a\n"
+                b"ajusc,C,2025-10-04,99999999999999999999,1,2,1\n"
+            ),
+            "x.results.csv",
+            "format.csv.bad_round",
+        ),
+        (
+            b"ROUND|TABLE_NO|WHITE_ID|BLACK_ID|WHITE_SCORE|BLACK_SCORE\r\n99999999999|1|1|2|1|0\r\n",
+            "x.rnd",
+            "format.swissperfect.bad_round",
+        ),
+        (
+            b"; CL[C]\n; DT[2025-10-04]\n1 A B 2d FR Lyon 2+/w123\n2 C D 1k FR Lyon 1-/b123\n",
+            "x.h9",
+            "format.egd.bad_result",
+        ),
+    ],
+    ids=["interchange", "swissperfect", "egd"],
+)
+def test_numbers_out_of_range_are_findings_not_nulls(data: bytes, name: str, rule: str) -> None:
+    """A number too large for its column must be a finding, never a silently null value."""
+    r = formats.read_bytes(data, name)
+    assert rule in r.findings["rule"].to_list()
+    assert r.games.select("round", "handicap").null_count().row(0)[0] == 0
