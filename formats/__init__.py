@@ -12,12 +12,20 @@ Public API (``docs/CONTRACTS.md``)::
 
 from formats import identity
 from formats._common import FormatError
-from formats.api import READERS, RatingsFileError, detect, group_inbox, read, read_bytes, read_ratings
+from formats.api import (
+    READERS,
+    RatingsFileError,
+    detect,
+    group_inbox,
+    read,
+    read_bytes,
+    read_ratings,
+)
 from formats.result import ReadResult
 
 __all__ = [
-    "FormatError",
     "READERS",
+    "FormatError",
     "RatingsFileError",
     "ReadResult",
     "detect",

@@ -16,17 +16,29 @@ import polars as pl
 from formats.schema import FINDINGS_SCHEMA, conform, empty
 
 __all__ = [
-    "FormatError",
-    "Findings",
-    "Decoded",
-    "decode",
-    "split_lines",
-    "parse_date",
     "KNOWN_FEDERATIONS",
+    "Decoded",
+    "Findings",
+    "FormatError",
+    "decode",
+    "is_digits",
+    "parse_date",
+    "split_lines",
 ]
 
 #: Federations the pipeline is configured for from day one (``../shared/DESIGN.md``).
 KNOWN_FEDERATIONS: frozenset[str] = frozenset({"ajusc", "fide", "egf"})
+
+
+def is_digits(s: str) -> bool:
+    """Whether ``s`` is one or more ASCII digits (``str.isdigit`` also accepts "¹", which ``int`` refuses).
+
+    Examples
+    --------
+    >>> is_digits("0042"), is_digits("¹"), is_digits("")
+    (True, False, False)
+    """
+    return s.isascii() and s.isdigit()
 
 
 class FormatError(ValueError):
@@ -109,7 +121,9 @@ class Decoded:
 
     text: str
     encoding: str  #: ``utf-8``, ``cp1252`` or ``latin-1``
-    first_non_utf8_line: int | None  #: 1-based line of the first byte that is not UTF-8; None if all is
+    first_non_utf8_line: (
+        int | None
+    )  #: 1-based line of the first byte that is not UTF-8; None if all is
 
 
 def _line_of_offset(data: bytes, offset: int) -> int:
@@ -169,8 +183,13 @@ _ISO = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$")
 _DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})$")
 _YMD2 = re.compile(r"^(\d{2})[-/.](\d{2})[-/.](\d{2})$")
 _COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
-_MONTHS = {m: i for i, m in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+        start=1,
+    )
+}
 _MDY_NAMED = re.compile(r"^([a-z]{3})[a-z]*\.? (\d{1,2}),? (\d{4})$")
 _DMY_NAMED = re.compile(r"^(\d{1,2}) ([a-z]{3})[a-z]*\.?,? (\d{4})$")
 

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from formats._common import Findings, decode, parse_date, split_lines
+from formats._common import Findings, decode, is_digits, parse_date, split_lines
 from formats.identity import competition_key, player_id
 from formats.result import ReadResult, frame, sha256
 from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
@@ -35,7 +35,7 @@ __all__ = ["from_egd", "looks_like_egd"]
 
 _TAG = re.compile(r"\b([A-Z]{2})\[([^\]]*)\]")
 _GRADE = re.compile(r"^(\d{1,2})([kdpKDP])$")
-_RESULT = re.compile(r"^(\d+)([+\-=?])(?:/([wbWB])(\d*))?(!?)$")
+_RESULT = re.compile(r"^([0-9]+)([+\-=?])(?:/([wbWB])([0-9]{0,2}))?(!?)$")
 _SIGNED = re.compile(r"^\d+[+\-=?]")
 _OPPOSITE = {"+": "-", "-": "+", "=": "=", "?": "?"}
 
@@ -49,7 +49,8 @@ def looks_like_egd(head: str) -> bool:
     True
     """
     return len(set(re.findall(r"(?m)^\s*;.*?\b(CL|EV|PC|DT|HA|KM|TM)\[", head))) >= 1 and bool(
-        re.search(r"(?m)^\s*\d+\s+\S+.*\s\d{1,2}[kdpKDP]\s", head))
+        re.search(r"(?m)^\s*\d+\s+\S+.*\s\d{1,2}[kdpKDP]\s", head)
+    )
 
 
 @dataclass
@@ -57,7 +58,9 @@ class _Line:
     place: int
     line: int
     pid: str
-    results: list[tuple[int, str, str | None, int, bool] | None]  # opp, sign, colour, handicap, by default
+    results: list[
+        tuple[int, str, str | None, int, bool] | None
+    ]  # opp, sign, colour, handicap, by default
 
 
 def from_egd(data: bytes, name: str, *, federation: str | None = None) -> ReadResult:
@@ -98,35 +101,56 @@ def from_egd(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
         if "|" in body:
             body, pin = body.split("|", 1)
             pin = pin.strip().split()[0] if pin.strip() else ""
-            if pin and not pin.isdigit():
-                f.add("format.egd.bad_pin", "warn", f"PIN {pin!r} is not a number; the name identifies the player",
-                      line=n, field="PIN")
+            if pin and not is_digits(pin):
+                f.add(
+                    "format.egd.bad_pin",
+                    "warn",
+                    f"PIN {pin!r} is not a number; the name identifies the player",
+                    line=n,
+                    field="PIN",
+                )
                 pin = ""
         tokens = body.split()
-        if not tokens[0].isdigit():
-            f.add("format.egd.bad_place", "reject", f"a player line starts with its place, not {tokens[0]!r}",
-                  line=n, field="place")
+        if not tokens or not is_digits(tokens[0]):
+            f.add(
+                "format.egd.bad_place",
+                "reject",
+                f"a player line starts with its place, not {(tokens or [''])[0]!r}",
+                line=n,
+                field="place",
+            )
             continue
         place = int(tokens[0])
         g = next((i for i, t in enumerate(tokens[1:], start=1) if _GRADE.match(t)), None)
         if g is None or g == 1:
-            f.add("format.egd.bad_grade", "reject",
-                  "no grade (like 5k, 2d, 1p) after the name: the line is truncated or the grade is missing",
-                  line=n, field="grade")
+            f.add(
+                "format.egd.bad_grade",
+                "reject",
+                "no grade (like 5k, 2d, 1p) after the name: the line is truncated or the grade is missing",
+                line=n,
+                field="grade",
+            )
             continue
         full = " ".join(tokens[1:g])
-        rest = tokens[g + 1:]
+        rest = tokens[g + 1 :]
         country = rest[0] if rest and re.fullmatch(r"[A-Za-z]{2}", rest[0]) else None
         club = rest[1] if country and len(rest) > 1 and not _SIGNED.match(rest[1]) else None
-        res_tokens = [t for t in rest[(1 if country else 0) + (1 if club else 0):] if _SIGNED.match(t)
-                      or not re.fullmatch(r"-?\d+(\.\d+)?", t)]
+        res_tokens = [
+            t
+            for t in rest[(1 if country else 0) + (1 if club else 0) :]
+            if _SIGNED.match(t) or not re.fullmatch(r"-?\d+(\.\d+)?", t)
+        ]
         results: list[tuple[int, str, str | None, int, bool] | None] = []
         for i, tok in enumerate(res_tokens, start=1):
             m = _RESULT.match(tok)
             if m is None:
-                f.add("format.egd.bad_result", "reject",
-                      f"round {i}: {tok!r} is not a result (like 12+/w, 7-/b2, 0+, 0-)", line=n,
-                      field=f"round {i}")
+                f.add(
+                    "format.egd.bad_result",
+                    "reject",
+                    f"round {i}: {tok!r} is not a result (like 12+/w, 7-/b2, 0+, 0-)",
+                    line=n,
+                    field=f"round {i}",
+                )
                 results.append(None)
                 continue
             colour = m[3].lower() if m[3] else None
@@ -134,20 +158,38 @@ def from_egd(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
         if width is None:
             width = (len(results), n)
         elif len(results) != width[0]:
-            f.add("format.egd.round_count", "reject",
-                  f"{len(results)} round entries but line {width[1]} has {width[0]}: every line has one per round "
-                  "(truncated line?)", line=n, field="results")
+            f.add(
+                "format.egd.round_count",
+                "reject",
+                f"{len(results)} round entries but line {width[1]} has {width[0]}: every line has one per round "
+                "(truncated line?)",
+                line=n,
+                field="results",
+            )
         if place in entries:
-            f.add("format.egd.duplicate_place", "reject", f"place {place} is already used on line "
-                  f"{entries[place].line}", line=n, field="place")
+            f.add(
+                "format.egd.duplicate_place",
+                "reject",
+                f"place {place} is already used on line {entries[place].line}",
+                line=n,
+                field="place",
+            )
             continue
         pid = player_id(pin, full) or full
         if any(e.pid == pid for e in entries.values()):
             pid = f"{pid}#{place}"
         entries[place] = _Line(place, n, pid, results)
         grade = tokens[g].lower()
-        player_rows.append({"federation": fed, "player_id": pid, "name": full, "country": country.upper()
-                            if country else None, "club": club, "declared_rank": grade})
+        player_rows.append(
+            {
+                "federation": fed,
+                "player_id": pid,
+                "name": full,
+                "country": country.upper() if country else None,
+                "club": club,
+                "declared_rank": grade,
+            }
+        )
     if not entries:
         f.add("format.egd.no_players", "reject", "no player line: nothing to rate")
     games, byes = _pair(entries, f, fed)
@@ -158,35 +200,65 @@ def from_egd(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
         parts = [p.strip() for p in dtxt.split(",") if p.strip()]
         dates = [parse_date(p) for p in parts]
         if not parts or any(d is None for d in dates):
-            f.add("format.egd.bad_date", "reject", f"DT[{dtxt}] is not DT[YYYY-MM-DD,YYYY-MM-DD]", line=dline,
-                  field="DT")
+            f.add(
+                "format.egd.bad_date",
+                "reject",
+                f"DT[{dtxt}] is not DT[YYYY-MM-DD,YYYY-MM-DD]",
+                line=dline,
+                field="DT",
+            )
         else:
             ok = [d for d in dates if d is not None]
             start, end = min(ok), max(ok)
     else:
-        f.add("format.egd.missing_date", "reject", "no DT[YYYY-MM-DD,YYYY-MM-DD] header tag: add the dates",
-              field="DT")
+        f.add(
+            "format.egd.missing_date",
+            "reject",
+            "no DT[YYYY-MM-DD,YYYY-MM-DD] header tag: add the dates",
+            field="DT",
+        )
     cls = tags.get("CL", (None, ""))[1].upper() or None
     if cls is not None and cls not in ("A", "B", "C", "D"):
-        f.add("format.egd.bad_class", "warn", f"CL[{cls}] is not a class A, B, C or D", line=tags["CL"][0],
-              field="CL")
+        f.add(
+            "format.egd.bad_class",
+            "warn",
+            f"CL[{cls}] is not a class A, B, C or D",
+            line=tags["CL"][0],
+            field="CL",
+        )
     cid = competition_key(title, start, name.rsplit(".", 1)[0])
     for row in (*games, *byes):
         row["competition_id"] = cid
     for row in f.rows:
         row["competition_id"] = row["competition_id"] or cid
     comp = {
-        "federation": fed, "competition_id": cid, "name": title, "start_date": start, "end_date": end,
-        "rounds": width[0] if width else 0, "modality": "classic", "results_public": True, "event_class": cls,
-        "source": name, "source_sha256": digest,
+        "federation": fed,
+        "competition_id": cid,
+        "name": title,
+        "start_date": start,
+        "end_date": end,
+        "rounds": width[0] if width else 0,
+        "modality": "classic",
+        "results_public": True,
+        "event_class": cls,
+        "source": name,
+        "source_sha256": digest,
     }
     return ReadResult.build(
-        name, digest, "egd", f, competitions=frame([comp] if entries else [], COMPETITIONS_SCHEMA),
-        players=frame(player_rows, PLAYERS_SCHEMA), games=frame(games, GAMES_SCHEMA), byes=frame(byes, BYES_SCHEMA),
+        name,
+        digest,
+        "egd",
+        f,
+        competitions=frame([comp] if entries else [], COMPETITIONS_SCHEMA),
+        players=frame(player_rows, PLAYERS_SCHEMA),
+        games=frame(games, GAMES_SCHEMA),
+        byes=frame(byes, BYES_SCHEMA),
     )
 
 
-def _pair(entries: dict[int, _Line], f: Findings, fed: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _pair(
+    entries: dict[int, _Line], f: Findings, fed: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     games: list[dict[str, Any]] = []
     byes: list[dict[str, Any]] = []
     for place in sorted(entries):
@@ -197,38 +269,79 @@ def _pair(entries: dict[int, _Line], f: Findings, fed: str) -> tuple[list[dict[s
             opp, sign, colour, hcp, by_default = res
             if opp == 0:
                 kind = {"+": "full", "-": "absent", "=": "half", "?": "absent"}[sign]
-                byes.append({"federation": fed, "round": r, "player_id": p.pid, "kind": kind, "source_line": p.line})
+                byes.append(
+                    {
+                        "federation": fed,
+                        "round": r,
+                        "player_id": p.pid,
+                        "kind": kind,
+                        "source_line": p.line,
+                    }
+                )
                 continue
             q = entries.get(opp)
             where = f"round {r}"
             if q is None:
-                f.add("format.egd.bad_opponent", "reject", f"round {r}: opponent place {opp} is not in the file",
-                      line=p.line, field=where)
+                f.add(
+                    "format.egd.bad_opponent",
+                    "reject",
+                    f"round {r}: opponent place {opp} is not in the file",
+                    line=p.line,
+                    field=where,
+                )
                 continue
             if q.place == p.place:
-                f.add("format.egd.self_pairing", "reject", f"round {r}: player {opp} is paired with himself",
-                      line=p.line, field=where)
+                f.add(
+                    "format.egd.self_pairing",
+                    "reject",
+                    f"round {r}: player {opp} is paired with himself",
+                    line=p.line,
+                    field=where,
+                )
                 continue
             other = q.results[r - 1] if r <= len(q.results) else None
             if other is None and r <= len(q.results):
                 continue  # already a finding on the other line
-            agree = (other is not None and other[0] == p.place and other[1] == _OPPOSITE[sign]
-                     and (colour is None or other[2] is None or colour != other[2]) and other[3] == hcp)
-            if q.place < p.place:
-                if agree or (other is not None and other[0] == p.place):
-                    continue  # taken (or reported) from the other line
+            agree = (
+                other is not None
+                and other[0] == p.place
+                and other[1] == _OPPOSITE[sign]
+                and (colour is None or other[2] is None or colour != other[2])
+                and other[3] == hcp
+            )
+            if q.place < p.place and (agree or (other is not None and other[0] == p.place)):
+                continue  # taken (or reported) from the other line
             if not agree:
-                f.add("format.egd.asymmetric", "reject",
-                      f"round {r}: line {p.line} (place {p.place}) has {opp}{sign} but line {q.line} (place {q.place}) "
-                      f"has {_show(other)}; both lines must report the same game", line=p.line, field=where)
+                f.add(
+                    "format.egd.asymmetric",
+                    "reject",
+                    f"round {r}: line {p.line} (place {p.place}) has {opp}{sign} but line {q.line} (place {q.place}) "
+                    f"has {_show(other)}; both lines must report the same game",
+                    line=p.line,
+                    field=where,
+                )
                 continue
             score = {"+": 1.0, "-": 0.0, "=": 0.5, "?": None}[sign]
-            status = "unknown" if sign == "?" else "forfeit" if by_default or (other and other[4]) else "played"
-            games.append({
-                "federation": fed, "round": r, "player_a": p.pid, "player_b": q.pid, "score_a": score,
-                "status": status, "handicap": hcp if colour == "w" else -hcp if colour == "b" else hcp,
-                "colour_a": colour, "source_line": p.line,
-            })
+            status = (
+                "unknown"
+                if sign == "?"
+                else "forfeit"
+                if by_default or (other and other[4])
+                else "played"
+            )
+            games.append(
+                {
+                    "federation": fed,
+                    "round": r,
+                    "player_a": p.pid,
+                    "player_b": q.pid,
+                    "score_a": score,
+                    "status": status,
+                    "handicap": hcp if colour == "w" else -hcp if colour == "b" else hcp,
+                    "colour_a": colour,
+                    "source_line": p.line,
+                }
+            )
     return games, byes
 
 
@@ -237,5 +350,3 @@ def _show(res: tuple[int, str, str | None, int, bool] | None) -> str:
         return "nothing"
     opp, sign, colour, hcp, bang = res
     return f"{opp}{sign}" + (f"/{colour}{hcp or ''}" if colour else "") + ("!" if bang else "")
-
-

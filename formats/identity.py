@@ -22,7 +22,17 @@ from datetime import date
 
 import polars as pl
 
-__all__ = ["name_key", "player_id", "alias_map", "apply_aliases", "competition_key", "NAME_PREFIX"]
+from formats._common import is_digits
+
+__all__ = [
+    "NAME_PREFIX",
+    "alias_map",
+    "aliases_from_names",
+    "apply_aliases",
+    "competition_key",
+    "name_key",
+    "player_id",
+]
 
 #: Prefix of ids derived from names (never a federation id: those have no colon).
 NAME_PREFIX = "name:"
@@ -63,7 +73,7 @@ def player_id(federation_id: str | None, name: str | None) -> str | None:
     """
     fid = (federation_id or "").strip()
     if fid and fid.strip("0"):
-        return fid.lstrip("0") if fid.isdigit() else fid
+        return fid.lstrip("0") if is_digits(fid) else fid
     if name and name_key(name):
         return NAME_PREFIX + name_key(name)
     return None
@@ -80,16 +90,22 @@ def alias_map(aliases: pl.DataFrame, federation: str) -> dict[str, str]:
     {'name:jan-kowalski': '10950', 'Jan Kowalski': '10950', '1234': '10950'}
     """
     out: dict[str, str] = {}
-    for alias, pid in aliases.filter(pl.col("federation") == federation).select("alias", "player_id").iter_rows():
+    for alias, pid in (
+        aliases.filter(pl.col("federation") == federation).select("alias", "player_id").iter_rows()
+    ):
         a = str(alias).strip()
-        key = a if a.isdigit() or a.startswith(NAME_PREFIX) else (player_id(None, a) or a)
+        key = a if is_digits(a) or a.startswith(NAME_PREFIX) else (player_id(None, a) or a)
         out[key] = str(pid).strip()
         out.setdefault(a, str(pid).strip())
     return out
 
 
-def apply_aliases(frame: pl.DataFrame, aliases: pl.DataFrame, federation: str,
-                  columns: tuple[str, ...] = ("player_id", "player_a", "player_b")) -> pl.DataFrame:
+def apply_aliases(
+    frame: pl.DataFrame,
+    aliases: pl.DataFrame,
+    federation: str,
+    columns: tuple[str, ...] = ("player_id", "player_a", "player_b"),
+) -> pl.DataFrame:
     """Rewrite the id columns of ``frame`` through the alias table of ``federation``.
 
     Rows of other federations (column ``federation``) are left alone.
@@ -111,6 +127,49 @@ def apply_aliases(frame: pl.DataFrame, aliases: pl.DataFrame, federation: str,
         if c in frame.columns
     ]
     return frame.with_columns(exprs)
+
+
+def aliases_from_names(players: pl.DataFrame, registry: pl.DataFrame) -> pl.DataFrame:
+    """An alias table linking name-keyed players to the registry's ids when the name key is unique there.
+
+    ``players`` are the players a file gave (ids ``name:...``); ``registry`` is a
+    federation's players list (``*.players.csv``, a rating list) with real ids.
+    A name key shared by two registered players is left alone: a rating officer
+    must decide (an explicit ``*.aliases.csv`` row).
+
+    Examples
+    --------
+    >>> file_players = pl.DataFrame({"federation": ["ajusc", "ajusc"], "player_id": ["name:mateu-xuri", "name:x-y"]})
+    >>> registry = pl.DataFrame({"federation": ["ajusc"], "player_id": ["2"], "name": ["Xurí, Mateu"]})
+    >>> aliases_from_names(file_players, registry).rows()
+    [('ajusc', 'name:mateu-xuri', '2')]
+    """
+    keyed = players.filter(pl.col("player_id").str.starts_with(NAME_PREFIX)).select(
+        "federation", "player_id"
+    )
+    reg = registry.filter(pl.col("name").is_not_null()).select(
+        "federation",
+        pl.col("player_id").alias("registered"),
+        pl.col("name")
+        .map_elements(lambda n: NAME_PREFIX + name_key(n), return_dtype=pl.Utf8)
+        .alias("key"),
+    )
+    unique = (
+        reg.group_by("federation", "key")
+        .agg(pl.col("registered").first(), pl.len().alias("n"))
+        .filter(pl.col("n") == 1)
+    )
+    return (
+        keyed.join(
+            unique, left_on=["federation", "player_id"], right_on=["federation", "key"], how="inner"
+        )
+        .select(
+            "federation",
+            pl.col("player_id").alias("alias"),
+            pl.col("registered").alias("player_id"),
+        )
+        .unique(maintain_order=True)
+    )
 
 
 def competition_key(name: str | None, start: date | None, fallback: str) -> str:

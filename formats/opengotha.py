@@ -34,7 +34,7 @@ from xml.sax.xmlreader import AttributesImpl, Locator
 import defusedxml.sax
 from defusedxml import DefusedXmlException
 
-from formats._common import Findings, decode, parse_date
+from formats._common import Findings, decode, is_digits, parse_date
 from formats.identity import competition_key, player_id
 from formats.result import ReadResult, frame, sha256
 from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
@@ -64,7 +64,9 @@ def looks_like_opengotha(head: str) -> bool:
     >>> looks_like_opengotha('<?xml version="1.0"?>\\n<Tournament dataVersion="201">\\n<Players>')
     True
     """
-    return "<Tournament" in head and ("<Players" in head or "gotha" in head.lower() or "dataVersion" in head)
+    return "<Tournament" in head and (
+        "<Players" in head or "gotha" in head.lower() or "dataVersion" in head
+    )
 
 
 def _key(s: str) -> str:
@@ -80,40 +82,72 @@ class _Handler(ContentHandler):
         self.locator: Locator | None = None
         self.elements: list[tuple[str, int, dict[str, str]]] = []
 
-    def setDocumentLocator(self, locator: Locator) -> None:  # noqa: N802 (SAX API)
+    def setDocumentLocator(self, locator: Locator) -> None:
         self.locator = locator
 
-    def startElement(self, name: str, attrs: AttributesImpl) -> None:  # noqa: N802 (SAX API)
+    def startElement(self, name: str, attrs: AttributesImpl) -> None:
         if name in ("Player", "Game", "ByePlayer", "GeneralParameterSet", "Tournament"):
-            line = self.locator.getLineNumber() if self.locator else 0
+            line = (self.locator.getLineNumber() or 0) if self.locator else 0
             self.elements.append((name, line, {k: attrs[k] for k in attrs.getNames()}))
 
 
-def _parse(data: bytes, f: Findings) -> list[tuple[str, int, dict[str, str]]] | None:
+def _sax(data: bytes) -> list[tuple[str, int, dict[str, str]]]:
     handler = _Handler()
+    defusedxml.sax.parseString(data, handler)
+    return handler.elements
+
+
+def _refuse(exc: Exception, f: Findings) -> None:
+    if isinstance(exc, DefusedXmlException):
+        f.add(
+            "format.xml.forbidden",
+            "reject",
+            f"the XML uses a DTD or entities, which are refused for safety ({type(exc).__name__})",
+            line=1,
+        )
+    elif isinstance(exc, xml.sax.SAXParseException):
+        f.add(
+            "format.xml.malformed",
+            "reject",
+            f"the XML is not well formed: {exc.getMessage()}",
+            line=exc.getLineNumber(),
+        )
+    else:
+        f.add("format.xml.malformed", "reject", f"the XML cannot be read: {exc}", line=1)
+
+
+def _parse(data: bytes, f: Findings) -> list[tuple[str, int, dict[str, str]]] | None:
     try:
-        defusedxml.sax.parseString(data, handler)
-        return handler.elements
-    except DefusedXmlException as exc:
-        f.add("format.xml.forbidden", "reject",
-              f"the XML uses a DTD or entities, which are refused for safety ({type(exc).__name__})", line=1)
-    except xml.sax.SAXParseException as exc:
-        dec = decode(data)
-        if dec.first_non_utf8_line is not None and dec.encoding != "utf-8":
-            # Saved in a legacy encoding while the declaration says UTF-8: read it as that encoding.
-            text = re.sub(r"^(\ufeff?<\?xml[^>]*?)encoding=[\"'][^\"']*[\"']", r"\1", dec.text.lstrip("\ufeff"))
-            f.add("format.xml.encoding", "warn",
-                  f"the file is not UTF-8 as it declares (line {dec.first_non_utf8_line}); read as {dec.encoding}: "
-                  "check the names", line=dec.first_non_utf8_line)
-            handler = _Handler()
-            try:
-                defusedxml.sax.parseString(text.encode("utf-8"), handler)
-                return handler.elements
-            except (xml.sax.SAXParseException, DefusedXmlException) as exc2:
-                exc = exc2 if isinstance(exc2, xml.sax.SAXParseException) else exc
-        line = exc.getLineNumber() if isinstance(exc, xml.sax.SAXParseException) else None
-        msg = exc.getMessage() if isinstance(exc, xml.sax.SAXParseException) else str(exc)
-        f.add("format.xml.malformed", "reject", f"the XML is not well formed: {msg}", line=line)
+        return _sax(data)
+    except (DefusedXmlException, xml.sax.SAXParseException, LookupError, ValueError) as exc:
+        first = exc
+    dec = decode(data)
+    unknown_encoding = isinstance(first, LookupError)
+    if not unknown_encoding and (
+        dec.first_non_utf8_line is None or not isinstance(first, xml.sax.SAXParseException)
+    ):
+        _refuse(first, f)
+        return None
+    # Saved in another encoding than it declares (or an encoding Python does not know):
+    # read the bytes as the text they most likely are, without the declaration.
+    text = re.sub(
+        r"^(\s*<\?xml[^>]*?)encoding\s*=\s*[\"'][^\"']*[\"']", r"\1", dec.text.lstrip("\ufeff")
+    )
+    why = (
+        f"declares an unknown encoding ({first})"
+        if unknown_encoding
+        else f"is not UTF-8 as it declares (line {dec.first_non_utf8_line})"
+    )
+    f.add(
+        "format.xml.encoding",
+        "warn",
+        f"the file {why}; read as {dec.encoding}: check the names",
+        line=dec.first_non_utf8_line or 1,
+    )
+    try:
+        return _sax(text.encode("utf-8"))
+    except (DefusedXmlException, xml.sax.SAXParseException, LookupError, ValueError) as exc:
+        _refuse(exc, f)
     return None
 
 
@@ -144,7 +178,12 @@ def from_opengotha(data: bytes, name: str, *, federation: str | None = None) -> 
     if elements is None:
         return ReadResult.build(name, digest, "opengotha", f)
     if not elements or elements[0][0] != "Tournament":
-        f.add("format.opengotha.not_a_tournament", "reject", "the XML has no <Tournament> root element", line=1)
+        f.add(
+            "format.opengotha.not_a_tournament",
+            "reject",
+            "the XML has no <Tournament> root element",
+            line=1,
+        )
         return ReadResult.build(name, digest, "opengotha", f)
     players: dict[str, str] = {}
     player_rows: list[dict[str, Any]] = []
@@ -160,13 +199,24 @@ def from_opengotha(data: bytes, name: str, *, federation: str | None = None) -> 
         elif tag == "Player":
             surname, first = a.get("name", "").strip(), a.get("firstName", "").strip()
             if not surname:
-                f.add("format.opengotha.bad_player", "reject", "a <Player> without a name", line=line, field="name")
+                f.add(
+                    "format.opengotha.bad_player",
+                    "reject",
+                    "a <Player> without a name",
+                    line=line,
+                    field="name",
+                )
                 continue
             full = f"{surname} {first}".strip()
             pid = player_id(a.get("egfPin", "").strip(), full) or full
             if pid in ids:
-                f.add("format.opengotha.duplicate_player", "reject",
-                      f"{full!r} is already registered on line {ids[pid]}", line=line, field="egfPin")
+                f.add(
+                    "format.opengotha.duplicate_player",
+                    "reject",
+                    f"{full!r} is already registered on line {ids[pid]}",
+                    line=line,
+                    field="egfPin",
+                )
                 continue
             ids[pid] = line
             players[_key(surname + first)] = pid
@@ -175,14 +225,27 @@ def from_opengotha(data: bytes, name: str, *, federation: str | None = None) -> 
             try:
                 rating = float(a["rating"]) if a.get("rating", "").strip() else None
             except ValueError:
-                f.add("format.opengotha.bad_rating", "warn", f"rating {a['rating']!r} is not a number; ignored",
-                      line=line, field="rating")
+                f.add(
+                    "format.opengotha.bad_rating",
+                    "warn",
+                    f"rating {a['rating']!r} is not a number; ignored",
+                    line=line,
+                    field="rating",
+                )
             origin = a.get("ratingOrigin", "").split(":")[0].strip().upper() or None
-            player_rows.append({
-                "federation": fed, "player_id": pid, "name": full, "country": a.get("country", "").strip() or None,
-                "club": a.get("club", "").strip() or None, "birth_year": None, "declared_rank": rank,
-                "declared_rating": rating, "declared_rating_origin": origin,
-            })
+            player_rows.append(
+                {
+                    "federation": fed,
+                    "player_id": pid,
+                    "name": full,
+                    "country": a.get("country", "").strip() or None,
+                    "club": a.get("club", "").strip() or None,
+                    "birth_year": None,
+                    "declared_rank": rank,
+                    "declared_rating": rating,
+                    "declared_rating_origin": origin,
+                }
+            )
     for tag, line, a in elements:
         if tag == "Game":
             _game(a, line, players, busy, games, f, fed)
@@ -192,46 +255,92 @@ def from_opengotha(data: bytes, name: str, *, federation: str | None = None) -> 
             who = players.get(_key(a.get("player", "")))
             rnd = _round(a.get("roundNumber", ""), line, f)
             if who is None:
-                f.add("format.opengotha.unknown_player", "reject",
-                      f"bye player {a.get('player', '')!r} is not among the <Players>", line=line, field="player")
+                f.add(
+                    "format.opengotha.unknown_player",
+                    "reject",
+                    f"bye player {a.get('player', '')!r} is not among the <Players>",
+                    line=line,
+                    field="player",
+                )
             elif rnd is not None:
-                byes.append({"federation": fed, "round": rnd, "player_id": who, "kind": "pairing", "source_line": line})
+                byes.append(
+                    {
+                        "federation": fed,
+                        "round": rnd,
+                        "player_id": who,
+                        "kind": "pairing",
+                        "source_line": line,
+                    }
+                )
     title = params.get("name", "").strip() or None
     start = _date(params, "beginDate", params_line, f)
     end = _date(params, "endDate", params_line, f) or start
     if start is None and "beginDate" not in params:
-        f.add("format.opengotha.missing_date", "reject", "the tournament has no beginDate", line=params_line,
-              field="beginDate")
+        f.add(
+            "format.opengotha.missing_date",
+            "reject",
+            "the tournament has no beginDate",
+            line=params_line,
+            field="beginDate",
+        )
     if start and end and end < start:
-        f.add("format.opengotha.bad_date", "reject", f"endDate {end} is before beginDate {start}", line=params_line,
-              field="endDate")
+        f.add(
+            "format.opengotha.bad_date",
+            "reject",
+            f"endDate {end} is before beginDate {start}",
+            line=params_line,
+            field="endDate",
+        )
     played_rounds = {int(g["round"]) for g in games} | {int(b["round"]) for b in byes}
     declared = params.get("numberOfRounds", "")
-    if declared.isdigit() and played_rounds and int(declared) > max(played_rounds):
-        f.add("format.opengotha.incomplete", "warn",
-              f"numberOfRounds is {declared} but games are recorded up to round {max(played_rounds)}",
-              line=params_line, field="numberOfRounds")
+    if is_digits(declared) and played_rounds and int(declared) > max(played_rounds):
+        f.add(
+            "format.opengotha.incomplete",
+            "warn",
+            f"numberOfRounds is {declared} but games are recorded up to round {max(played_rounds)}",
+            line=params_line,
+            field="numberOfRounds",
+        )
     cid = competition_key(title, start, params.get("shortName") or name.rsplit(".", 1)[0])
     for row in (*games, *byes):
         row["competition_id"] = cid
     for row in f.rows:
         row["competition_id"] = row["competition_id"] or cid
     comp = {
-        "federation": fed, "competition_id": cid, "name": title, "start_date": start, "end_date": end,
-        "rounds": len(played_rounds), "modality": "online" if params.get("bInternet") == "true" else "classic",
-        "results_public": True, "event_class": None, "source": name, "source_sha256": digest,
+        "federation": fed,
+        "competition_id": cid,
+        "name": title,
+        "start_date": start,
+        "end_date": end,
+        "rounds": len(played_rounds),
+        "modality": "online" if params.get("bInternet") == "true" else "classic",
+        "results_public": True,
+        "event_class": None,
+        "source": name,
+        "source_sha256": digest,
     }
     return ReadResult.build(
-        name, digest, "opengotha", f, competitions=frame([comp], COMPETITIONS_SCHEMA),
-        players=frame(player_rows, PLAYERS_SCHEMA), games=frame(games, GAMES_SCHEMA), byes=frame(byes, BYES_SCHEMA),
+        name,
+        digest,
+        "opengotha",
+        f,
+        competitions=frame([comp], COMPETITIONS_SCHEMA),
+        players=frame(player_rows, PLAYERS_SCHEMA),
+        games=frame(games, GAMES_SCHEMA),
+        byes=frame(byes, BYES_SCHEMA),
     )
 
 
 def _round(txt: str, line: int, f: Findings) -> int | None:
-    if txt.strip().isdigit() and int(txt) >= 1:
+    if is_digits(txt.strip()) and 1 <= int(txt) <= 999:
         return int(txt)
-    f.add("format.opengotha.bad_round", "reject", f"roundNumber {txt!r} is not a number >= 1", line=line,
-          field="roundNumber")
+    f.add(
+        "format.opengotha.bad_round",
+        "reject",
+        f"roundNumber {txt!r} is not a number from 1 to 999",
+        line=line,
+        field="roundNumber",
+    )
     return None
 
 
@@ -241,53 +350,102 @@ def _date(params: dict[str, str], key: str, line: int, f: Findings) -> date | No
         return None
     d = parse_date(txt)
     if d is None:
-        f.add("format.opengotha.bad_date", "reject", f"{key} {txt!r} is not a date (YYYY-MM-DD)", line=line, field=key)
+        f.add(
+            "format.opengotha.bad_date",
+            "reject",
+            f"{key} {txt!r} is not a date (YYYY-MM-DD)",
+            line=line,
+            field=key,
+        )
     return d
 
 
-def _game(a: dict[str, str], line: int, players: dict[str, str], busy: dict[tuple[int, str], int],
-          games: list[dict[str, Any]], f: Findings, fed: str) -> None:
+def _game(
+    a: dict[str, str],
+    line: int,
+    players: dict[str, str],
+    busy: dict[tuple[int, str], int],
+    games: list[dict[str, Any]],
+    f: Findings,
+    fed: str,
+) -> None:
     bad = False
     ids: list[str] = []
     for col in ("whitePlayer", "blackPlayer"):
         pid = players.get(_key(a.get(col, "")))
         if pid is None:
-            f.add("format.opengotha.unknown_player", "reject",
-                  f"{col} {a.get(col, '')!r} is not among the <Players>: the game cannot be rated", line=line, field=col)
+            f.add(
+                "format.opengotha.unknown_player",
+                "reject",
+                f"{col} {a.get(col, '')!r} is not among the <Players>: the game cannot be rated",
+                line=line,
+                field=col,
+            )
             bad = True
         else:
             ids.append(pid)
     rnd = _round(a.get("roundNumber", ""), line, f)
     result = a.get("result", "").strip().upper()
     if result not in _RESULTS:
-        f.add("format.opengotha.bad_result", "reject",
-              f"result {a.get('result', '')!r} is not an OpenGotha result code", line=line, field="result")
+        f.add(
+            "format.opengotha.bad_result",
+            "reject",
+            f"result {a.get('result', '')!r} is not an OpenGotha result code",
+            line=line,
+            field="result",
+        )
         bad = True
     hcp_txt = a.get("handicap", "0").strip() or "0"
-    if not re.fullmatch(r"-?\d+", hcp_txt):
-        f.add("format.opengotha.bad_handicap", "reject", f"handicap {hcp_txt!r} is not a number of stones",
-              line=line, field="handicap")
+    if not re.fullmatch(r"-?[0-9]{1,2}", hcp_txt):
+        f.add(
+            "format.opengotha.bad_handicap",
+            "reject",
+            f"handicap {hcp_txt!r} is not a number of stones",
+            line=line,
+            field="handicap",
+        )
         bad = True
     if bad or rnd is None:
         return
     if ids[0] == ids[1]:
-        f.add("format.opengotha.self_pairing", "reject", "a player is paired with himself", line=line,
-              field="blackPlayer")
+        f.add(
+            "format.opengotha.self_pairing",
+            "reject",
+            "a player is paired with himself",
+            line=line,
+            field="blackPlayer",
+        )
         return
     for pid in ids:
         if (rnd, pid) in busy:
-            f.add("format.opengotha.double_pairing", "reject",
-                  f"player {pid} already plays in round {rnd} (line {busy[(rnd, pid)]})", line=line)
+            f.add(
+                "format.opengotha.double_pairing",
+                "reject",
+                f"player {pid} already plays in round {rnd} (line {busy[(rnd, pid)]})",
+                line=line,
+            )
             return
     for pid in ids:
         busy[(rnd, pid)] = line
     score, status = _RESULTS[result]
     if "BOTH" in result:
-        f.add("format.opengotha.both_result", "warn",
-              f"{result}: both players lose or both win; not one score, so the game is not rated", line=line,
-              field="result")
-    games.append({
-        "federation": fed, "round": rnd, "player_a": ids[0], "player_b": ids[1], "score_a": score, "status": status,
-        "handicap": int(hcp_txt), "colour_a": "w" if a.get("knownColor", "true") != "false" else None,
-        "source_line": line,
-    })
+        f.add(
+            "format.opengotha.both_result",
+            "warn",
+            f"{result}: both players lose or both win; not one score, so the game is not rated",
+            line=line,
+            field="result",
+        )
+    games.append(
+        {
+            "federation": fed,
+            "round": rnd,
+            "player_a": ids[0],
+            "player_b": ids[1],
+            "score_a": score,
+            "status": status,
+            "handicap": int(hcp_txt),
+            "colour_a": "w" if a.get("knownColor", "true") != "false" else None,
+            "source_line": line,
+        }
+    )

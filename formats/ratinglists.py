@@ -25,7 +25,8 @@ __all__ = ["from_egd_list", "looks_like_egd_list", "tournament_code_date"]
 
 _ROW = re.compile(
     r"^\s*(?P<pin>\d{5,9})\s+(?P<name>.+?)\s+(?P<country>[A-Z]{2})\s+(?P<club>\S+)\s+(?P<grade>\d{1,2}[kdpKDP])"
-    r"\s+(?P<pd>\S+)\s+(?P<gor>-?\d+)\s+(?P<nt>\d+)\s+(?P<last>\S+)\s*$")
+    r"\s+(?P<pd>\S+)\s+(?P<gor>-?\d+)\s+(?P<nt>\d+)\s+(?P<last>\S+)\s*$"
+)
 
 
 def looks_like_egd_list(head: str) -> bool:
@@ -79,8 +80,12 @@ def from_egd_list(data: bytes, name: str, *, federation: str | None = None) -> R
             as_of = parse_date(m[1])
             break
     if as_of is None:
-        f.add("format.egdlist.missing_date", "warn", "the list's date '(DD Mon YYYY)' is not in its header",
-              field="as_of")
+        f.add(
+            "format.egdlist.missing_date",
+            "warn",
+            "the list's date '(DD Mon YYYY)' is not in its header",
+            field="as_of",
+        )
     ratings: list[dict[str, Any]] = []
     players: list[dict[str, Any]] = []
     in_pre = False
@@ -93,17 +98,45 @@ def from_egd_list(data: bytes, name: str, *, federation: str | None = None) -> R
         m = _ROW.match(re.sub(r"<[^>]+>", "", ln))
         if m is None:
             if in_pre and re.match(r"^\s*\d{5,9}\s", ln):
-                f.add("format.egdlist.bad_row", "reject",
-                      "a row starting with a PIN does not have PIN, name, country, club, grade, P&D, GoR, NT, last "
-                      "tournament", line=n)
+                f.add(
+                    "format.egdlist.bad_row",
+                    "reject",
+                    "a row starting with a PIN does not have PIN, name, country, club, grade, P&D, GoR, NT, last "
+                    "tournament",
+                    line=n,
+                )
             continue
         last = tournament_code_date(m["last"])
-        ratings.append({"federation": fed, "player_id": m["pin"], "name": m["name"], "rating": float(m["gor"]),
-                        "games": None, "as_of": as_of, "last_played": last.isoformat() if last else None})
-        players.append({"federation": fed, "player_id": m["pin"], "name": m["name"], "country": m["country"],
-                        "club": m["club"], "declared_rank": m["grade"].lower(),
-                        "declared_rating": float(m["gor"]), "declared_rating_origin": "EGF"})
+        ratings.append(
+            {
+                "federation": fed,
+                "player_id": m["pin"],
+                "name": m["name"],
+                "rating": float(m["gor"]),
+                "games": None,
+                "as_of": as_of,
+                "last_played": last.isoformat() if last else None,
+            }
+        )
+        players.append(
+            {
+                "federation": fed,
+                "player_id": m["pin"],
+                "name": m["name"],
+                "country": m["country"],
+                "club": m["club"],
+                "declared_rank": m["grade"].lower(),
+                "declared_rating": float(m["gor"]),
+                "declared_rating_origin": "EGF",
+            }
+        )
     if not ratings:
         f.add("format.egdlist.empty", "reject", "no player row in the list")
-    return ReadResult.build(name, digest, "egd-ratings", f, ratings=frame(ratings, RATINGS_SCHEMA),
-                            players=frame(players, PLAYERS_SCHEMA))
+    return ReadResult.build(
+        name,
+        digest,
+        "egd-ratings",
+        f,
+        ratings=frame(ratings, RATINGS_SCHEMA),
+        players=frame(players, PLAYERS_SCHEMA),
+    )

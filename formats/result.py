@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import polars as pl
 
@@ -12,7 +14,6 @@ from formats.schema import (
     ALIASES_SCHEMA,
     BYES_SCHEMA,
     COMPETITIONS_SCHEMA,
-
     GAMES_SCHEMA,
     PLAYERS_SCHEMA,
     RATINGS_SCHEMA,
@@ -20,13 +21,15 @@ from formats.schema import (
     empty,
 )
 
-__all__ = ["ReadResult", "sha256", "frame"]
+__all__ = ["ReadResult", "frame", "sha256"]
+
 
 def sha256(data: bytes) -> str:
     """Hex sha256 of a file's bytes (the load ledger's key)."""
     return hashlib.sha256(data).hexdigest()
 
-def frame(rows: list[dict[str, object]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+
+def frame(rows: Sequence[Mapping[str, Any]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
     """Rows of plain values as a frame of ``schema`` (empty rows: an empty frame).
 
     Examples
@@ -40,8 +43,10 @@ def frame(rows: list[dict[str, object]], schema: dict[str, pl.DataType]) -> pl.D
     data = {n: [r.get(n) for r in rows] for n in names}
     return conform(pl.DataFrame(data, schema=schema, strict=False), schema)
 
+
 def _empty_players() -> pl.DataFrame:
     return empty(PLAYERS_SCHEMA)
+
 
 @dataclass(frozen=True)
 class ReadResult:
@@ -71,6 +76,53 @@ class ReadResult:
     def ok(self) -> bool:
         """True when no finding rejects anything in the file."""
         return self.findings.filter(pl.col("severity") == "reject").height == 0
+
+    def with_aliases(self, aliases: pl.DataFrame) -> ReadResult:
+        """The same result with every player id rewritten through an alias table (``ALIASES_SCHEMA``).
+
+        Players that become one are merged (the first non-null value of each column wins).
+
+        Examples
+        --------
+        >>> from formats.interchange import from_interchange
+        >>> r = from_interchange(b"federation,competition_id,start_date,round,player_a,player_b,score_a\\n"
+        ...                      b"egf,C,2025-10-04,1,name:jan-kowalski,7,1\\n", "c.results.csv")
+        >>> a = pl.DataFrame({"federation": ["egf"], "alias": ["Kowalski, Jan"], "player_id": ["10950"]})
+        >>> r.with_aliases(a).games.select("player_a", "player_b").row(0)
+        ('10950', '7')
+        """
+        from formats.identity import apply_aliases
+
+        if aliases.height == 0:
+            return self
+        feds = set(aliases["federation"].drop_nulls())
+
+        def each(frame: pl.DataFrame, cols: tuple[str, ...]) -> pl.DataFrame:
+            for fed in feds:
+                frame = apply_aliases(frame, aliases, fed, cols)
+            return frame
+
+        players = each(self.players, ("player_id",))
+        if players.height:
+            players = players.group_by("federation", "player_id", maintain_order=True).agg(
+                [
+                    pl.col(c).drop_nulls().first()
+                    for c in players.columns
+                    if c not in ("federation", "player_id")
+                ]
+            )
+        return ReadResult(
+            source=self.source,
+            source_sha256=self.source_sha256,
+            format=self.format,
+            competitions=self.competitions,
+            players=conform(players, PLAYERS_SCHEMA),
+            games=each(self.games, ("player_a", "player_b")),
+            byes=each(self.byes, ("player_id",)),
+            findings=self.findings,
+            ratings=each(self.ratings, ("player_id",)),
+            aliases=self.aliases,
+        )
 
     @classmethod
     def build(
@@ -122,4 +174,3 @@ class ReadResult:
         f = Findings(source, federation)
         f.add(rule, "reject", message, line=line, field=field)
         return cls.build(source, sha256(data), fmt, f)
-

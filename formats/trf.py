@@ -35,15 +35,37 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from formats._common import Findings, decode, parse_date, split_lines
+from formats._common import Findings, decode, is_digits, parse_date, split_lines
 from formats.identity import competition_key, player_id
 from formats.result import ReadResult, frame, sha256
 from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
 
 __all__ = ["from_trf", "looks_like_trf"]
 
-_TOURNAMENT = {"012", "022", "032", "042", "052", "062", "072", "082", "092", "102", "112", "122", "132",
-               "142", "152", "162", "172", "182", "192", "202", "212", "222"}
+_TOURNAMENT = {
+    "012",
+    "022",
+    "032",
+    "042",
+    "052",
+    "062",
+    "072",
+    "082",
+    "092",
+    "102",
+    "112",
+    "122",
+    "132",
+    "142",
+    "152",
+    "162",
+    "172",
+    "182",
+    "192",
+    "202",
+    "212",
+    "222",
+}
 _PLAYED = {"1": 1.0, "=": 0.5, "0": 0.0}
 _FORFEIT = {"+": 1.0, "-": 0.0}
 _UNRATED = {"W": 1.0, "D": 0.5, "L": 0.0}
@@ -60,10 +82,15 @@ def looks_like_trf(head: str) -> bool:
     >>> looks_like_trf("012 Open\\r001    1 m    Doe, John"), looks_like_trf("federation,player_id")
     (True, False)
     """
-    lines = [ln for ln in re.split(r"\r\n|\r|\n", head)[:60] if ln.strip() and not ln.startswith("###")]
+    lines = [
+        ln for ln in re.split(r"\r\n|\r|\n", head)[:60] if ln.strip() and not ln.startswith("###")
+    ]
     recs = [ln[:4] for ln in lines]
-    return any(r == "001 " for r in recs) or (bool(recs) and recs[0] in {f"{t} " for t in _TOURNAMENT}
-                                               and sum(r[:3] in _TOURNAMENT for r in recs) >= 2)
+    return any(r == "001 " for r in recs) or (
+        bool(recs)
+        and recs[0] in {f"{t} " for t in _TOURNAMENT}
+        and sum(r[:3] in _TOURNAMENT for r in recs) >= 2
+    )
 
 
 @dataclass
@@ -85,7 +112,7 @@ class _Player:
 
 def _slice(line: str, a: int, b: int) -> str:
     """1-based inclusive columns ``a``..``b``."""
-    return line[a - 1:b]
+    return line[a - 1 : b]
 
 
 def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadResult:
@@ -120,8 +147,12 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
     f = Findings(name, fed)
     dec = decode(data)
     if dec.first_non_utf8_line is not None:
-        f.add("format.trf.encoding", "warn", f"the file is not UTF-8; read as {dec.encoding} (check the names)",
-              line=dec.first_non_utf8_line)
+        f.add(
+            "format.trf.encoding",
+            "warn",
+            f"the file is not UTF-8; read as {dec.encoding} (check the names)",
+            line=dec.first_non_utf8_line,
+        )
     lines = split_lines(dec.text)
     tour: dict[str, tuple[int, str]] = {}
     unknown: dict[str, list[int]] = {}
@@ -137,24 +168,34 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
         if rec in _TOURNAMENT:
             if rec == "132":
                 for i in range(91, len(line), 10):
-                    txt = line[i:i + 8].strip()
+                    txt = line[i : i + 8].strip()
                     d = parse_date(txt) if txt else None
                     if txt and d is None:
-                        f.add("format.trf.bad_date", "warn",
-                              f"round {len(round_dates) + 1} date {txt!r} is not a date (YY/MM/DD)",
-                              line=n, field=f"132 round {len(round_dates) + 1}")
+                        f.add(
+                            "format.trf.bad_date",
+                            "warn",
+                            f"round {len(round_dates) + 1} date {txt!r} is not a date (YY/MM/DD)",
+                            line=n,
+                            field=f"132 round {len(round_dates) + 1}",
+                        )
                     round_dates.append(d)
             elif rec not in tour:
                 tour[rec] = (n, line[4:].strip())
-            if rec == "142" and line[4:].strip().isdigit():
+            if rec == "142" and is_digits(line[4:].strip()):
                 declared_rounds = int(line[4:].strip())
             continue
         if rec == "XXR":
             v = line[3:].strip()
-            if v.isdigit():
+            if is_digits(v):
                 declared_rounds = int(v)
             else:
-                f.add("format.trf.bad_rounds", "warn", f"XXR {v!r} is not a number of rounds", line=n, field="XXR")
+                f.add(
+                    "format.trf.bad_rounds",
+                    "warn",
+                    f"XXR {v!r} is not a number of rounds",
+                    line=n,
+                    field="XXR",
+                )
             continue
         if rec != "001":
             unknown.setdefault(rec.strip() or line[:8], []).append(n)
@@ -163,32 +204,55 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
         if p is None:
             continue
         if p.rank in players:
-            f.add("format.trf.duplicate_rank", "reject",
-                  f"starting rank {p.rank} is already used on line {players[p.rank].line}", line=n,
-                  field="001 starting rank (cols 5-8)")
+            f.add(
+                "format.trf.duplicate_rank",
+                "reject",
+                f"starting rank {p.rank} is already used on line {players[p.rank].line}",
+                line=n,
+                field="001 starting rank (cols 5-8)",
+            )
             continue
         if p.pid in ids_seen:
             # Two players without FIDE id and the same name: keep them apart by starting rank.
             p.pid = f"{p.pid}#{p.rank}"
-            f.add("format.trf.same_name", "warn",
-                  f"{p.name!r} has the same name as the player on line {ids_seen[p.pid.split('#')[0]]} and "
-                  "no FIDE id: they are kept apart by starting rank; add FIDE ids", line=n, field="001 name")
+            f.add(
+                "format.trf.same_name",
+                "warn",
+                f"{p.name!r} has the same name as the player on line {ids_seen[p.pid.split('#')[0]]} and "
+                "no FIDE id: they are kept apart by starting rank; add FIDE ids",
+                line=n,
+                field="001 name",
+            )
         ids_seen[p.pid] = n
         players[p.rank] = p
         rating_txt = _slice(line, 49, 52).strip()
         birth = re.search(r"(\d{4})", _slice(line, 70, 79))
-        player_rows.append({
-            "federation": fed, "player_id": p.pid, "name": p.name or None,
-            "country": _slice(line, 54, 56).strip() or None, "club": None,
-            "birth_year": int(birth[1]) if birth and 1850 < int(birth[1]) < 2100 else None,
-            "declared_rank": None,
-            "declared_rating": float(rating_txt) if rating_txt.isdigit() and int(rating_txt) > 0 else None,
-        })
+        player_rows.append(
+            {
+                "federation": fed,
+                "player_id": p.pid,
+                "name": p.name or None,
+                "country": _slice(line, 54, 56).strip() or None,
+                "club": None,
+                "birth_year": int(birth[1]) if birth and 1850 < int(birth[1]) < 2100 else None,
+                "declared_rank": None,
+                "declared_rating": float(rating_txt)
+                if is_digits(rating_txt) and int(rating_txt) > 0
+                else None,
+                "declared_rating_origin": "FIDE"
+                if is_digits(rating_txt) and int(rating_txt) > 0
+                else None,
+            }
+        )
     for rec, where in unknown.items():
         shown = ", ".join(map(str, where[:10])) + (" ..." if len(where) > 10 else "")
-        f.add("format.trf.unknown_record", "warn",
-              f"record {rec!r} is not read by this reader ({len(where)} line(s): {shown})",
-              line=where[0], field=rec)
+        f.add(
+            "format.trf.unknown_record",
+            "warn",
+            f"record {rec!r} is not read by this reader ({len(where)} line(s): {shown})",
+            line=where[0],
+            field=rec,
+        )
     if not players:
         f.add("format.trf.no_players", "reject", "no 001 player record: nothing to rate")
     games, byes = _pair(players, f, fed)
@@ -201,19 +265,31 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
     if end is None and known:
         end = max(known)
     if start is None:
-        f.add("format.trf.missing_date", "reject",
-              "the tournament has no start date: add record 042 (YYYY/MM/DD) or round dates (132)",
-              line=tour.get("042", (None, ""))[0], field="042")
+        f.add(
+            "format.trf.missing_date",
+            "reject",
+            "the tournament has no start date: add record 042 (YYYY/MM/DD) or round dates (132)",
+            line=tour.get("042", (None, ""))[0],
+            field="042",
+        )
     if end is None:
         end = start
     if start and end and end < start:
-        f.add("format.trf.bad_date", "reject", f"end date {end} (052) is before start date {start} (042)",
-              line=tour["052"][0] if "052" in tour else None, field="052")
+        f.add(
+            "format.trf.bad_date",
+            "reject",
+            f"end date {end} (052) is before start date {start} (042)",
+            line=tour["052"][0] if "052" in tour else None,
+            field="052",
+        )
     n_rounds = max((len(p.rounds) for p in players.values()), default=0)
     n_rounds = max(n_rounds, len(round_dates)) if round_dates else n_rounds
     if declared_rounds is not None and declared_rounds > n_rounds and players:
-        f.add("format.trf.incomplete", "warn",
-              f"{declared_rounds} rounds declared (XXR/142) but the player records hold {n_rounds}")
+        f.add(
+            "format.trf.incomplete",
+            "warn",
+            f"{declared_rounds} rounds declared (XXR/142) but the player records hold {n_rounds}",
+        )
     cid = competition_key(title, start, name.rsplit(".", 1)[0])
     for row in (*games, *byes):
         row["competition_id"] = cid
@@ -222,13 +298,27 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
     text = " ".join(v for k, (_, v) in tour.items() if k in ("092", "122", "012")).lower()
     modality = "blitz" if "blitz" in text else "rapid" if "rapid" in text else "standard"
     comp = {
-        "federation": fed, "competition_id": cid, "name": title, "start_date": start, "end_date": end,
-        "rounds": n_rounds, "modality": modality, "results_public": True, "event_class": None,
-        "source": name, "source_sha256": digest,
+        "federation": fed,
+        "competition_id": cid,
+        "name": title,
+        "start_date": start,
+        "end_date": end,
+        "rounds": n_rounds,
+        "modality": modality,
+        "results_public": True,
+        "event_class": None,
+        "source": name,
+        "source_sha256": digest,
     }
     return ReadResult.build(
-        name, digest, "trf", f, competitions=frame([comp] if players else [], COMPETITIONS_SCHEMA),
-        players=frame(player_rows, PLAYERS_SCHEMA), games=frame(games, GAMES_SCHEMA), byes=frame(byes, BYES_SCHEMA),
+        name,
+        digest,
+        "trf",
+        f,
+        competitions=frame([comp] if players else [], COMPETITIONS_SCHEMA),
+        players=frame(player_rows, PLAYERS_SCHEMA),
+        games=frame(games, GAMES_SCHEMA),
+        byes=frame(byes, BYES_SCHEMA),
     )
 
 
@@ -238,69 +328,117 @@ def _date(tour: dict[str, tuple[int, str]], rec: str, f: Findings) -> date | Non
     line, txt = tour[rec]
     d = parse_date(txt)
     if d is None:
-        f.add("format.trf.bad_date", "reject", f"{txt!r} is not a date (YYYY/MM/DD, DD/MM/YYYY or YYYY.MM.DD)",
-              line=line, field=rec)
+        f.add(
+            "format.trf.bad_date",
+            "reject",
+            f"{txt!r} is not a date (YYYY/MM/DD, DD/MM/YYYY or YYYY.MM.DD)",
+            line=line,
+            field=rec,
+        )
     return d
 
 
 def _player(line: str, n: int, f: Findings, fed: str) -> _Player | None:
     rank_txt = _slice(line, 5, 8).strip()
-    if not rank_txt.isdigit() or int(rank_txt) < 1:
-        f.add("format.trf.bad_rank", "reject", f"starting rank {rank_txt!r} is not a number >= 1 (columns 5-8)",
-              line=n, field="001 starting rank (cols 5-8)")
+    if not is_digits(rank_txt) or int(rank_txt) < 1:
+        f.add(
+            "format.trf.bad_rank",
+            "reject",
+            f"starting rank {rank_txt!r} is not a number >= 1 (columns 5-8)",
+            line=n,
+            field="001 starting rank (cols 5-8)",
+        )
         return None
     name = _slice(line, 15, 47).strip()
     if len(line.rstrip()) < 15 or not name:
-        f.add("format.trf.truncated", "reject", "the player record ends before the name (columns 15-47)",
-              line=n, field="001 name (cols 15-47)")
+        f.add(
+            "format.trf.truncated",
+            "reject",
+            "the player record ends before the name (columns 15-47)",
+            line=n,
+            field="001 name (cols 15-47)",
+        )
         return None
     if len(line.rstrip()) < 84:
-        f.add("format.trf.truncated", "reject",
-              f"the player record ends at column {len(line.rstrip())}, before the points (columns 81-84): "
-              "the line is cut short", line=n, field="001 points (cols 81-84)")
+        f.add(
+            "format.trf.truncated",
+            "reject",
+            f"the player record ends at column {len(line.rstrip())}, before the points (columns 81-84): "
+            "the line is cut short",
+            line=n,
+            field="001 points (cols 81-84)",
+        )
         return None
     fide_id = _slice(line, 58, 68).strip()
-    if fide_id and not fide_id.isdigit():
-        f.add("format.trf.bad_id", "warn", f"FIDE id {fide_id!r} is not a number: the name identifies the player",
-              line=n, field="001 FIDE id (cols 58-68)")
+    if fide_id and not is_digits(fide_id):
+        f.add(
+            "format.trf.bad_id",
+            "warn",
+            f"FIDE id {fide_id!r} is not a number: the name identifies the player",
+            line=n,
+            field="001 FIDE id (cols 58-68)",
+        )
         fide_id = ""
     pid = player_id(fide_id, name) or f"rank:{rank_txt}"
     p = _Player(int(rank_txt), n, pid, name)
     body = line.rstrip()
     for i, base in enumerate(range(91, len(body), 10), start=1):
-        seg = body[base:base + 10]
+        seg = body[base : base + 10]
         opp_txt, colour, code = seg[0:4].strip(), seg[5:6].strip().lower(), seg[7:8].strip().upper()
         where = f"001 round {i} (cols {base + 1}-{base + 8})"
         if len(seg.rstrip()) < 8 and (opp_txt or colour):
-            f.add("format.trf.truncated", "reject",
-                  f"round {i} is cut short: {seg.rstrip()!r} has no result (column {base + 8})",
-                  line=n, field=where)
+            f.add(
+                "format.trf.truncated",
+                "reject",
+                f"round {i} is cut short: {seg.rstrip()!r} has no result (column {base + 8})",
+                line=n,
+                field=where,
+            )
             p.rounds.append(_Entry(None, "", "?", seg))
             continue
-        if opp_txt and not opp_txt.isdigit():
-            f.add("format.trf.bad_opponent", "reject", f"round {i} opponent {opp_txt!r} is not a starting rank",
-                  line=n, field=where)
+        if opp_txt and not is_digits(opp_txt):
+            f.add(
+                "format.trf.bad_opponent",
+                "reject",
+                f"round {i} opponent {opp_txt!r} is not a starting rank",
+                line=n,
+                field=where,
+            )
             p.rounds.append(_Entry(None, "", "?", seg))
             continue
         opp = int(opp_txt) if opp_txt and int(opp_txt) > 0 else None
         if colour not in ("w", "b", "-", ""):
-            f.add("format.trf.bad_colour", "warn", f"round {i} colour {colour!r} is not w, b or -; ignored",
-                  line=n, field=where)
+            f.add(
+                "format.trf.bad_colour",
+                "warn",
+                f"round {i} colour {colour!r} is not w, b or -; ignored",
+                line=n,
+                field=where,
+            )
             colour = ""
         known = _PLAYED | _FORFEIT | _UNRATED if opp is not None else {**_BYES, "+": 1, "-": 0}
         if code not in known:
-            f.add("format.trf.bad_result", "reject",
-                  f"round {i} result {code!r} is not a TRF code "
-                  + ("(1 = 0 + - W D L with an opponent)" if opp is not None else "(H F U Z + - without opponent)"),
-                  line=n, field=where)
+            f.add(
+                "format.trf.bad_result",
+                "reject",
+                f"round {i} result {code!r} is not a TRF code "
+                + (
+                    "(1 = 0 + - W D L with an opponent)"
+                    if opp is not None
+                    else "(H F U Z + - without opponent)"
+                ),
+                line=n,
+                field=where,
+            )
             p.rounds.append(_Entry(None, "", "?", seg))
             continue
         p.rounds.append(_Entry(opp, colour, code, seg))
     return p
 
 
-def _pair(players: dict[int, _Player], f: Findings, fed: str) -> tuple[list[dict[str, object]],
-                                                                         list[dict[str, object]]]:
+def _pair(
+    players: dict[int, _Player], f: Findings, fed: str
+) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     games: list[dict[str, object]] = []
     byes: list[dict[str, object]] = []
     for rank in sorted(players):
@@ -310,45 +448,84 @@ def _pair(players: dict[int, _Player], f: Findings, fed: str) -> tuple[list[dict
                 continue
             if e.opponent is None:
                 kind = "absent" if e.code == "-" else "full" if e.code == "+" else _BYES[e.code]
-                byes.append({"federation": fed, "round": r, "player_id": p.pid, "kind": kind, "source_line": p.line})
+                byes.append(
+                    {
+                        "federation": fed,
+                        "round": r,
+                        "player_id": p.pid,
+                        "kind": kind,
+                        "source_line": p.line,
+                    }
+                )
                 continue
             q = players.get(e.opponent)
             if q is None:
-                f.add("format.trf.bad_opponent", "reject",
-                      f"round {r} opponent {e.opponent} is not the starting rank of any player in the file",
-                      line=p.line, field=f"001 round {r}")
+                f.add(
+                    "format.trf.bad_opponent",
+                    "reject",
+                    f"round {r} opponent {e.opponent} is not the starting rank of any player in the file",
+                    line=p.line,
+                    field=f"001 round {r}",
+                )
                 continue
             if q.rank == p.rank:
-                f.add("format.trf.self_pairing", "reject", f"round {r}: player {p.rank} is paired with himself",
-                      line=p.line, field=f"001 round {r}")
+                f.add(
+                    "format.trf.self_pairing",
+                    "reject",
+                    f"round {r}: player {p.rank} is paired with himself",
+                    line=p.line,
+                    field=f"001 round {r}",
+                )
                 continue
             other = q.rounds[r - 1] if r <= len(q.rounds) else None
             if other is not None and other.code == "?":
                 continue  # already a finding on the other line
             double_forfeit = e.code == "-" and other is not None and other.code == "-"
-            agree = (other is not None and other.opponent == p.rank
-                     and (_COMPLEMENT[e.code] == other.code or double_forfeit)
-                     and (e.colour in ("", "-") or other.colour in ("", "-") or e.colour != other.colour))
+            agree = (
+                other is not None
+                and other.opponent == p.rank
+                and (_COMPLEMENT[e.code] == other.code or double_forfeit)
+                and (e.colour in ("", "-") or other.colour in ("", "-") or e.colour != other.colour)
+            )
             if q.rank < p.rank and agree:
                 continue  # the game was taken from the other player's line
             if not agree:
                 theirs = "nothing" if other is None else repr(other.raw.strip())
                 if q.rank < p.rank and other is not None and other.opponent == p.rank:
                     continue  # reported once, from the first line
-                f.add("format.trf.asymmetric", "reject",
-                      f"round {r}: line {p.line} (player {p.rank}) has {e.raw.strip()!r} against {q.rank}, but line "
-                      f"{q.line} (player {q.rank}) has {theirs}; both lines must report the same game",
-                      line=p.line, field=f"001 round {r}")
+                f.add(
+                    "format.trf.asymmetric",
+                    "reject",
+                    f"round {r}: line {p.line} (player {p.rank}) has {e.raw.strip()!r} against {q.rank}, but line "
+                    f"{q.line} (player {q.rank}) has {theirs}; both lines must report the same game",
+                    line=p.line,
+                    field=f"001 round {r}",
+                )
                 continue
             if double_forfeit:
                 for who in (p, q):
-                    byes.append({"federation": fed, "round": r, "player_id": who.pid, "kind": "absent",
-                                 "source_line": who.line})
+                    byes.append(
+                        {
+                            "federation": fed,
+                            "round": r,
+                            "player_id": who.pid,
+                            "kind": "absent",
+                            "source_line": who.line,
+                        }
+                    )
                 continue
             score = {**_PLAYED, **_FORFEIT, **_UNRATED}[e.code]
-            games.append({
-                "federation": fed, "round": r, "player_a": p.pid, "player_b": q.pid, "score_a": score,
-                "status": "played" if e.code in _PLAYED else "forfeit", "handicap": None,
-                "colour_a": e.colour if e.colour in ("w", "b") else None, "source_line": p.line,
-            })
+            games.append(
+                {
+                    "federation": fed,
+                    "round": r,
+                    "player_a": p.pid,
+                    "player_b": q.pid,
+                    "score_a": score,
+                    "status": "played" if e.code in _PLAYED else "forfeit",
+                    "handicap": None,
+                    "colour_a": e.colour if e.colour in ("w", "b") else None,
+                    "source_line": p.line,
+                }
+            )
     return games, byes

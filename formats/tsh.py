@@ -40,7 +40,9 @@ from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYE
 
 __all__ = ["from_tsh", "from_tsh_newt", "looks_like_tsh", "looks_like_tsh_newt"]
 
-_T_LINE = re.compile(r"^(?P<name>[^;\d][^;]*?)\s+(?P<rating>-?\d+)(?P<opps>(?:\s+\d+)*)\s*(?:;(?P<rest>.*))?$")
+_T_LINE = re.compile(
+    r"^(?P<name>[^;\d][^;]*?)\s+(?P<rating>-?\d+)(?P<opps>(?:\s+\d+)*)\s*(?:;(?P<rest>.*))?$"
+)
 
 
 def looks_like_tsh(head: str, name: str = "") -> bool:
@@ -51,7 +53,9 @@ def looks_like_tsh(head: str, name: str = "") -> bool:
     >>> looks_like_tsh("Doe, Ann 1500 2 3; 400 350\\nRoe, Bob 1400 1 0; 300 50\\n")
     True
     """
-    lines = [ln for ln in re.split(r"\r\n|\r|\n", head) if ln.strip() and not ln.lstrip().startswith("#")][:20]
+    lines = [
+        ln for ln in re.split(r"\r\n|\r|\n", head) if ln.strip() and not ln.lstrip().startswith("#")
+    ][:20]
     if not lines:
         return False
     good = sum(1 for ln in lines if _T_LINE.match(ln) and ";" in ln)
@@ -105,18 +109,28 @@ def from_tsh(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
             continue
         m = _T_LINE.match(s)
         if m is None:
-            f.add("format.tsh.bad_line", "reject",
-                  "not a player line 'Surname, Given  rating  opponents...; scores...': truncated or mistyped",
-                  line=n)
-            players.append(_P(len(players) + 1, n, f"line:{n}", "", None, [], []))  # keeps numbering
+            f.add(
+                "format.tsh.bad_line",
+                "reject",
+                "not a player line 'Surname, Given  rating  opponents...; scores...': truncated or mistyped",
+                line=n,
+            )
+            players.append(
+                _P(len(players) + 1, n, f"line:{n}", "", None, [], [])
+            )  # keeps numbering
             continue
         rest = (m["rest"] or "").split(";")
         score_txt = rest[0].split() if rest else []
         try:
             scores = [float(x) for x in score_txt]
         except ValueError:
-            f.add("format.tsh.bad_score", "reject", f"scores {rest[0].strip()!r} are not numbers", line=n,
-                  field="scores")
+            f.add(
+                "format.tsh.bad_score",
+                "reject",
+                f"scores {rest[0].strip()!r} are not numbers",
+                line=n,
+                field="scores",
+            )
             scores = []
         extra: dict[str, list[str]] = {}
         for chunk in rest[1:]:
@@ -124,14 +138,33 @@ def from_tsh(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
             if words:
                 extra[words[0].lower()] = words[1:]
         full = m["name"].strip()
-        players.append(_P(len(players) + 1, n, player_id(None, full) or full, full, float(m["rating"]) or None,
-                          [int(x) for x in m["opps"].split()], scores, off="off" in extra, extra=extra))
+        players.append(
+            _P(
+                len(players) + 1,
+                n,
+                player_id(None, full) or full,
+                full,
+                float(m["rating"]) or None,
+                [int(x) for x in m["opps"].split()],
+                scores,
+                off="off" in extra,
+                extra=extra,
+            )
+        )
     return _build(name, digest, f, fed, [(None, players)], dates, None)
 
 
-def _build(name: str, digest: str, f: Findings, fed: str,
-           divisions: list[tuple[str | None, list[_P]]], dates: dict[str, tuple[int, str]],
-           times: dict[str | None, list[date]] | None, title: str | None = None, fmt: str = "tsh") -> ReadResult:
+def _build(
+    name: str,
+    digest: str,
+    f: Findings,
+    fed: str,
+    divisions: list[tuple[str | None, list[_P]]],
+    dates: dict[str, tuple[int, str]],
+    times: dict[str | None, list[date]] | None,
+    title: str | None = None,
+    fmt: str = "tsh",
+) -> ReadResult:
     comps: list[dict[str, Any]] = []
     games: list[dict[str, Any]] = []
     byes: list[dict[str, Any]] = []
@@ -144,14 +177,24 @@ def _build(name: str, digest: str, f: Findings, fed: str,
             if key in dates:
                 start = parse_date(dates[key][1])
                 if start is None:
-                    f.add("format.tsh.bad_date", "reject", f"#{key} {dates[key][1]!r} is not a date (YYYY-MM-DD)",
-                          line=dates[key][0], field=f"#{key}")
+                    f.add(
+                        "format.tsh.bad_date",
+                        "reject",
+                        f"#{key} {dates[key][1]!r} is not a date (YYYY-MM-DD)",
+                        line=dates[key][0],
+                        field=f"#{key}",
+                    )
         end = parse_date(dates["end"][1]) if "end" in dates else end or start
         if start is None and not f.has_reject():
-            f.add("format.tsh.missing_date", "reject",
-                  "TSH .t files carry no date: add a line '#date YYYY-MM-DD' (or #begin / #end) at the top",
-                  field="#date")
-        label = " ".join(x for x in (title or name.rsplit(".", 1)[0], f"division {div}" if div else None) if x)
+            f.add(
+                "format.tsh.missing_date",
+                "reject",
+                "TSH .t files carry no date: add a line '#date YYYY-MM-DD' (or #begin / #end) at the top",
+                field="#date",
+            )
+        label = " ".join(
+            x for x in (title or name.rsplit(".", 1)[0], f"division {div}" if div else None) if x
+        )
         cid = competition_key(label, start, name.rsplit(".", 1)[0])
         ids: dict[str, int] = {}
         for p in players:
@@ -160,28 +203,48 @@ def _build(name: str, digest: str, f: Findings, fed: str,
             if p.pid in ids:
                 p.pid = f"{p.pid}#{p.n}"
             ids[p.pid] = p.n
-            player_rows.append({"federation": fed, "player_id": p.pid, "name": p.name, "declared_rating": p.rating})
+            player_rows.append(
+                {"federation": fed, "player_id": p.pid, "name": p.name, "declared_rating": p.rating}
+            )
         n_rounds = max((len(p.opps) for p in players), default=0)
         g, b = _pair(players, f, fed, cid)
         games += g
         byes += b
-        comps.append({
-            "federation": fed, "competition_id": cid, "name": label, "start_date": start, "end_date": end,
-            "rounds": n_rounds, "modality": "classic", "results_public": True, "event_class": None,
-            "source": name, "source_sha256": digest,
-        })
+        comps.append(
+            {
+                "federation": fed,
+                "competition_id": cid,
+                "name": label,
+                "start_date": start,
+                "end_date": end,
+                "rounds": n_rounds,
+                "modality": "classic",
+                "results_public": True,
+                "event_class": None,
+                "source": name,
+                "source_sha256": digest,
+            }
+        )
     if not player_rows:
         f.add("format.tsh.no_players", "reject", "no player line: nothing to rate")
     if len(comps) == 1:
         for row in f.rows:
             row["competition_id"] = row["competition_id"] or comps[0]["competition_id"]
     return ReadResult.build(
-        name, digest, fmt, f, competitions=frame(comps if player_rows else [], COMPETITIONS_SCHEMA),
-        players=frame(player_rows, PLAYERS_SCHEMA), games=frame(games, GAMES_SCHEMA), byes=frame(byes, BYES_SCHEMA),
+        name,
+        digest,
+        fmt,
+        f,
+        competitions=frame(comps if player_rows else [], COMPETITIONS_SCHEMA),
+        players=frame(player_rows, PLAYERS_SCHEMA),
+        games=frame(games, GAMES_SCHEMA),
+        byes=frame(byes, BYES_SCHEMA),
     )
 
 
-def _pair(players: list[_P], f: Findings, fed: str, cid: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _pair(
+    players: list[_P], f: Findings, fed: str, cid: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     games: list[dict[str, Any]] = []
     byes: list[dict[str, Any]] = []
     by_n = {p.n: p for p in players}
@@ -189,36 +252,64 @@ def _pair(players: list[_P], f: Findings, fed: str, cid: str) -> tuple[list[dict
         if not p.name:
             continue
         if len(p.scores) > len(p.opps):
-            f.add("format.tsh.bad_score", "reject",
-                  f"{len(p.scores)} scores for {len(p.opps)} rounds: every score needs an opponent", line=p.line,
-                  field="scores", competition_id=cid)
+            f.add(
+                "format.tsh.bad_score",
+                "reject",
+                f"{len(p.scores)} scores for {len(p.opps)} rounds: every score needs an opponent",
+                line=p.line,
+                field="scores",
+                competition_id=cid,
+            )
         for r, opp in enumerate(p.opps, start=1):
             mine = p.scores[r - 1] if r <= len(p.scores) else None
             if opp == 0:
                 if mine is not None:
                     kind = "full" if mine > 0 else "zero" if mine < 0 else "half"
-                    byes.append({"federation": fed, "competition_id": cid, "round": r, "player_id": p.pid,
-                                 "kind": kind, "source_line": p.line})
+                    byes.append(
+                        {
+                            "federation": fed,
+                            "competition_id": cid,
+                            "round": r,
+                            "player_id": p.pid,
+                            "kind": kind,
+                            "source_line": p.line,
+                        }
+                    )
                 continue
             q = by_n.get(opp)
             if q is None or not q.name:
                 if q is None:
-                    f.add("format.tsh.bad_opponent", "reject",
-                          f"round {r}: opponent {opp} is not a player of this division (1..{len(players)})",
-                          line=p.line, field=f"round {r}", competition_id=cid)
+                    f.add(
+                        "format.tsh.bad_opponent",
+                        "reject",
+                        f"round {r}: opponent {opp} is not a player of this division (1..{len(players)})",
+                        line=p.line,
+                        field=f"round {r}",
+                        competition_id=cid,
+                    )
                 continue
             if q.n == p.n:
-                f.add("format.tsh.self_pairing", "reject", f"round {r}: player {opp} is paired with himself",
-                      line=p.line, field=f"round {r}", competition_id=cid)
+                f.add(
+                    "format.tsh.self_pairing",
+                    "reject",
+                    f"round {r}: player {opp} is paired with himself",
+                    line=p.line,
+                    field=f"round {r}",
+                    competition_id=cid,
+                )
                 continue
             theirs = q.opps[r - 1] if r <= len(q.opps) else None
             if theirs != p.n:
-                if q.n > p.n or (q.opps[r - 1:r] and by_n.get(q.opps[r - 1]) is not None and theirs != p.n):
-                    if not (q.n < p.n and theirs is not None and by_n.get(theirs) is None):
-                        f.add("format.tsh.asymmetric", "reject",
-                              f"round {r}: line {p.line} plays {opp} but line {q.line} (player {opp}) plays "
-                              f"{theirs if theirs is not None else 'nobody'}", line=p.line, field=f"round {r}",
-                              competition_id=cid)
+                # each line that names a partner who does not name it back is reported
+                f.add(
+                    "format.tsh.asymmetric",
+                    "reject",
+                    f"round {r}: line {p.line} plays {opp} but line {q.line} (player {opp}) plays "
+                    f"{theirs if theirs is not None else 'nobody'}",
+                    line=p.line,
+                    field=f"round {r}",
+                    competition_id=cid,
+                )
                 continue
             if q.n < p.n:
                 continue  # taken from the other line
@@ -227,9 +318,20 @@ def _pair(players: list[_P], f: Findings, fed: str, cid: str) -> tuple[list[dict
                 score, status = None, "unknown"
             else:
                 score, status = (1.0 if mine > other else 0.0 if mine < other else 0.5), "played"
-            games.append({"federation": fed, "competition_id": cid, "round": r, "player_a": p.pid,
-                          "player_b": q.pid, "score_a": score, "status": status, "handicap": None, "colour_a": None,
-                          "source_line": p.line})
+            games.append(
+                {
+                    "federation": fed,
+                    "competition_id": cid,
+                    "round": r,
+                    "player_a": p.pid,
+                    "player_b": q.pid,
+                    "score_a": score,
+                    "status": status,
+                    "handicap": None,
+                    "colour_a": None,
+                    "source_line": p.line,
+                }
+            )
     return games, byes
 
 
@@ -282,19 +384,32 @@ def from_tsh_newt(data: bytes, name: str, *, federation: str | None = None) -> R
     m = re.search(r"\bdivisions\s*:\s*\[", text)
     end = _balanced(text, m.end() - 1) if m else -1
     if m is None or end < 0:
-        f.add("format.tsh.bad_export", "reject", "no complete 'divisions: [...]' array in the tsh export",
-              line=text[: m.start()].count("\n") + 1 if m else None, field="divisions")
+        f.add(
+            "format.tsh.bad_export",
+            "reject",
+            "no complete 'divisions: [...]' array in the tsh export",
+            line=text[: m.start()].count("\n") + 1 if m else None,
+            field="divisions",
+        )
         return ReadResult.build(name, digest, "tsh-newt", f)
     base_line = text[: m.end()].count("\n") + 1
-    body = text[m.end() - 1: end]
+    body = text[m.end() - 1 : end]
     try:
         divisions = json.loads(_js_to_json(body))
     except json.JSONDecodeError as exc:
-        f.add("format.tsh.bad_export", "reject", f"the divisions array cannot be read: {exc.msg}",
-              line=base_line + body[: exc.pos].count("\n"), field="divisions")
+        f.add(
+            "format.tsh.bad_export",
+            "reject",
+            f"the divisions array cannot be read: {exc.msg}",
+            line=base_line + body[: exc.pos].count("\n"),
+            field="divisions",
+        )
         return ReadResult.build(name, digest, "tsh-newt", f)
     newlines = [i for i, c in enumerate(body) if c == "\n"]
-    name_lines = [base_line + bisect.bisect_left(newlines, x.start()) for x in re.finditer(r"\bname\s*:", body)]
+    name_lines = [
+        base_line + bisect.bisect_left(newlines, x.start())
+        for x in re.finditer(r"\bname\s*:", body)
+    ]
     title_m = re.search(r'\bevent_name\s*:\s*"([^"]*)"', text)
     title = title_m[1] if title_m else None
     parsed: list[tuple[str | None, list[_P]]] = []
@@ -314,11 +429,18 @@ def from_tsh_newt(data: bytes, name: str, *, federation: str | None = None) -> R
             pname = str(p.get("name") or "").strip()
             n = int(p.get("id") or i)
             rating = p.get("rating")
-            players.append(_P(n, pline, player_id(None, pname) or pname, pname,
-                              float(rating) if isinstance(rating, (int, float)) and rating else None,
-                              [int(x) for x in p.get("pairings") or []],
-                              [float(x) for x in p.get("scores") or []]))
-            for t in ((p.get("etc") or {}).get("rtime") or []):
+            players.append(
+                _P(
+                    n,
+                    pline,
+                    player_id(None, pname) or pname,
+                    pname,
+                    float(rating) if isinstance(rating, (int, float)) and rating else None,
+                    [int(x) for x in p.get("pairings") or []],
+                    [float(x) for x in p.get("scores") or []],
+                )
+            )
+            for t in (p.get("etc") or {}).get("rtime") or []:
                 if isinstance(t, (int, float)) and t > 0:
                     times.setdefault(div, []).append(datetime.fromtimestamp(t, tz=UTC).date())
         parsed.append((div, players))

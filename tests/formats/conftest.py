@@ -14,7 +14,9 @@ def shared(*parts: str) -> Path:
     """A path under the shared real data; skips the test when it is absent."""
     path = SHARED_DATA.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"real data not available: {path} (the shared data folder is not beside the repository)")
+        pytest.skip(
+            f"real data not available: {path} (the shared data folder is not beside the repository)"
+        )
     return path
 
 

@@ -11,11 +11,15 @@ from __future__ import annotations
 import struct
 
 
-def write_dbf(fields: list[tuple[str, str, int]], records: list[dict[str, object]], encoding: str = "cp1252") -> bytes:
+def write_dbf(
+    fields: list[tuple[str, str, int]], records: list[dict[str, object]], encoding: str = "cp1252"
+) -> bytes:
     """The bytes of a dBase III table; ``fields`` are ``(name, type C|N, length)``."""
     header_len = 32 + 32 * len(fields) + 1
     record_len = 1 + sum(length for _, _, length in fields)
-    out = bytearray(struct.pack("<BBBBIHH20x", 0x03, 125, 11, 30, len(records), header_len, record_len))
+    out = bytearray(
+        struct.pack("<BBBBIHH20x", 0x03, 125, 11, 30, len(records), header_len, record_len)
+    )
     for name, kind, length in fields:
         out += struct.pack("<11sc4xBB14x", name.encode("ascii"), kind.encode("ascii"), length, 0)
     out += b"\r"

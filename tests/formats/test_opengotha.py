@@ -13,7 +13,9 @@ import formats
 from formats.opengotha import from_opengotha
 from tests.formats.conftest import SHARED_DATA, shared
 
-FILES = sorted((SHARED_DATA / "go").glob("opengotha_*.xml")) if (SHARED_DATA / "go").exists() else []
+FILES = (
+    sorted((SHARED_DATA / "go").glob("opengotha_*.xml")) if (SHARED_DATA / "go").exists() else []
+)
 
 
 def _raw_counts(path: Path) -> dict[str, object]:
@@ -36,10 +38,12 @@ def test_every_real_opengotha_file(path: Path) -> None:
     assert r.games.height == sum(results.values())
     assert r.games.filter(pl.col("status") == "unknown").height == results["RESULT_UNKNOWN"]
     assert r.games.filter(pl.col("status") == "forfeit").height == sum(
-        n for k, n in results.items() if k.endswith("_BYDEF"))
+        n for k, n in results.items() if k.endswith("_BYDEF")
+    )
     assert r.games.filter(pl.col("score_a") == 1.0).height == results["RESULT_WHITEWINS"]
     assert r.byes.height == want["byes"]
-    assert dict(Counter(str(h) for h in r.games["handicap"])) == dict(want["handicaps"])
+    handicaps: Counter[str] = want["handicaps"]  # type: ignore[assignment]
+    assert Counter(str(h) for h in r.games["handicap"]) == handicaps
     assert r.ok, r.findings
     # every game's source_line is the line of a <Game> element
     lines = path.read_text(encoding="utf-8-sig").splitlines()
@@ -61,7 +65,12 @@ def test_toulouse_handicap_and_negative_rating() -> None:
 def test_egc_partial_keys_with_turkish_letters_and_pins() -> None:
     r = formats.read(shared("go", "opengotha_egc2024_main_open_partial.xml"))
     # "Taşkın Gözde" is "TAŞKINGÖZDE" in games: the dotless i must still meet its player.
-    assert r.games.filter((pl.col("player_a") == "15462832") | (pl.col("player_b") == "15462832")).height >= 1
+    assert (
+        r.games.filter(
+            (pl.col("player_a") == "15462832") | (pl.col("player_b") == "15462832")
+        ).height
+        >= 1
+    )
     assert r.players["player_id"].n_unique() == r.players.height
     assert r.players.filter(pl.col("player_id") == "17986925")["declared_rank"][0] == "4k"
     warn = r.findings.filter(pl.col("rule") == "format.opengotha.incomplete")
@@ -96,36 +105,91 @@ def test_synthetic_document() -> None:
     r = from_opengotha(DOC.encode(), "cup.xml")
     assert r.findings.height == 0
     assert r.games.select("round", "score_a", "status", "handicap", "source_line").rows() == [
-        (1, 1.0, "played", 0, 9), (2, 0.5, "played", 3, 10), (3, None, "unknown", 0, 11)]
+        (1, 1.0, "played", 0, 9),
+        (2, 0.5, "played", 3, 10),
+        (3, None, "unknown", 0, 11),
+    ]
     assert r.byes.select("round", "player_id", "kind").rows() == [(1, "name:ege-unal", "pairing")]
 
 
 BROKEN = [
-    ("truncated xml", DOC[: DOC.index("<Game whitePlayer=\"KOSE") + 30], "format.xml.malformed", 10, None),
-    ("unknown player", DOC.replace('blackPlayer="KOSEDOGAC"', 'blackPlayer="NOBODY"'),
-     "format.opengotha.unknown_player", 9, "blackPlayer"),
-    ("unknown result", DOC.replace("RESULT_EQUAL", "RESULT_JIGO"), "format.opengotha.bad_result", 10, "result"),
-    ("bad round", DOC.replace('roundNumber="2"', 'roundNumber="two"'), "format.opengotha.bad_round", 10,
-     "roundNumber"),
-    ("bad date", DOC.replace("2024-07-06", "2024-07-36"), "format.opengotha.bad_date", 14, "beginDate"),
-    ("bad handicap", DOC.replace('handicap="3"', 'handicap="x"'), "format.opengotha.bad_handicap", 10, "handicap"),
-    ("entity bomb", DOC.replace('<?xml version="1.0" encoding="UTF-8"?>',
-                                '<?xml version="1.0"?><!DOCTYPE t [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;">]>'),
-     "format.xml.forbidden", 1, None),
-    ("double pairing", DOC.replace('blackPlayer="UNALEGE" handicap="3" result="RESULT_EQUAL" roundNumber="2"',
-                                   'blackPlayer="UNALEGE" handicap="3" result="RESULT_EQUAL" roundNumber="1"'),
-     "format.opengotha.double_pairing", 10, None),
+    (
+        "truncated xml",
+        DOC[: DOC.index('<Game whitePlayer="KOSE') + 30],
+        "format.xml.malformed",
+        10,
+        None,
+    ),
+    (
+        "unknown player",
+        DOC.replace('blackPlayer="KOSEDOGAC"', 'blackPlayer="NOBODY"'),
+        "format.opengotha.unknown_player",
+        9,
+        "blackPlayer",
+    ),
+    (
+        "unknown result",
+        DOC.replace("RESULT_EQUAL", "RESULT_JIGO"),
+        "format.opengotha.bad_result",
+        10,
+        "result",
+    ),
+    (
+        "bad round",
+        DOC.replace('roundNumber="2"', 'roundNumber="two"'),
+        "format.opengotha.bad_round",
+        10,
+        "roundNumber",
+    ),
+    (
+        "bad date",
+        DOC.replace("2024-07-06", "2024-07-36"),
+        "format.opengotha.bad_date",
+        14,
+        "beginDate",
+    ),
+    (
+        "bad handicap",
+        DOC.replace('handicap="3"', 'handicap="x"'),
+        "format.opengotha.bad_handicap",
+        10,
+        "handicap",
+    ),
+    (
+        "entity bomb",
+        DOC.replace(
+            '<?xml version="1.0" encoding="UTF-8"?>',
+            '<?xml version="1.0"?><!DOCTYPE t [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;">]>',
+        ),
+        "format.xml.forbidden",
+        1,
+        None,
+    ),
+    (
+        "double pairing",
+        DOC.replace(
+            'blackPlayer="UNALEGE" handicap="3" result="RESULT_EQUAL" roundNumber="2"',
+            'blackPlayer="UNALEGE" handicap="3" result="RESULT_EQUAL" roundNumber="1"',
+        ),
+        "format.opengotha.double_pairing",
+        10,
+        None,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("label", "doc", "rule", "line", "field"), BROKEN, ids=[b[0] for b in BROKEN])
+@pytest.mark.parametrize(
+    ("label", "doc", "rule", "line", "field"), BROKEN, ids=[b[0] for b in BROKEN]
+)
 def test_broken_opengotha(label: str, doc: str, rule: str, line: int, field: str | None) -> None:
     r = formats.read_bytes(doc.encode("utf-8"), "broken.xml")
     assert r.format == "opengotha"
     hit = r.findings.filter(pl.col("rule") == rule)
     assert hit.select("severity", "line", "field").rows() == [("reject", line, field)], r.findings
     # Every <Game> element is a game or the line of a finding.
-    accounted = set(r.games["source_line"].to_list()) | set(r.findings["line"].drop_nulls().to_list())
+    accounted = set(r.games["source_line"].to_list()) | set(
+        r.findings["line"].drop_nulls().to_list()
+    )
     if rule not in ("format.xml.malformed", "format.xml.forbidden"):
         for n, text in enumerate(doc.splitlines(), 1):
             if text.startswith("<Game "):
@@ -134,6 +198,15 @@ def test_broken_opengotha(label: str, doc: str, rule: str, line: int, field: str
 
 def test_latin1_bytes_declared_utf8_are_read_with_a_warning() -> None:
     r = formats.read_bytes(DOC.encode("latin-1"), "latin.xml")
-    assert r.findings.select("rule", "severity", "line").rows() == [("format.xml.encoding", "warn", 4)]
+    assert r.findings.select("rule", "severity", "line").rows() == [
+        ("format.xml.encoding", "warn", 4)
+    ]
     assert r.players["name"][0] == "Müller Jörg"
+    assert r.games.height == 3
+
+
+def test_unknown_declared_encoding_is_read_with_a_warning() -> None:
+    """Regression (found by fuzzing): an unknown encoding name raised LookupError inside the parser."""
+    r = formats.read_bytes(DOC.replace('encoding="UTF-8"', 'encoding="UT3-8"').encode(), "enc.xml")
+    assert r.findings.select("rule", "severity").rows() == [("format.xml.encoding", "warn")]
     assert r.games.height == 3

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import polars as pl
@@ -13,7 +13,9 @@ import formats
 from formats.trf import from_trf
 from tests.formats.conftest import SHARED_DATA, shared
 
-TRF_FILES = sorted((SHARED_DATA / "chess").glob("*.trf")) if (SHARED_DATA / "chess").exists() else []
+TRF_FILES = (
+    sorted((SHARED_DATA / "chess").glob("*.trf")) if (SHARED_DATA / "chess").exists() else []
+)
 
 
 def _independent(path: Path) -> dict[str, object]:
@@ -49,7 +51,8 @@ def test_every_real_trf_file(path: Path) -> None:
     double_forfeit_tokens = with_opp["-"] - with_opp["+"]
     assert r.games.height * 2 + double_forfeit_tokens == sum(with_opp.values())
     assert r.games.filter(pl.col("status") == "forfeit").height * 2 == 2 * with_opp["+"] + sum(
-        with_opp[c] for c in "WDL")
+        with_opp[c] for c in "WDL"
+    )
     assert r.games.filter(pl.col("status") == "unknown").height == 0
     kinds = Counter(r.byes["kind"].to_list())
     assert kinds["half"] == byes["H"]
@@ -57,17 +60,27 @@ def test_every_real_trf_file(path: Path) -> None:
     assert kinds["zero"] == byes["Z"] + byes[" "]
     assert kinds["absent"] == byes["-"] + double_forfeit_tokens
     assert kinds["full"] == byes["F"] + byes["+"]
-    assert not r.findings.filter(pl.col("rule").is_in(["format.trf.asymmetric", "format.trf.bad_result",
-                                                       "format.trf.bad_opponent", "format.trf.truncated"])).height
+    assert not r.findings.filter(
+        pl.col("rule").is_in(
+            [
+                "format.trf.asymmetric",
+                "format.trf.bad_result",
+                "format.trf.bad_opponent",
+                "format.trf.truncated",
+            ]
+        )
+    ).height
 
 
-@pytest.mark.parametrize("path", [p for p in TRF_FILES if "team" not in p.name], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [p for p in TRF_FILES if "team" not in p.name], ids=lambda p: p.name
+)
 def test_points_column_equals_games_and_byes(path: Path) -> None:
     """The file's own points (columns 81-84) are the sum of what the reader found for each player."""
     r = formats.read(path)
     points: dict[int, float] = _independent(path)["points"]  # type: ignore[assignment]
     value = {"full": 1.0, "half": 0.5, "pairing": 1.0, "zero": 0.0, "absent": 0.0}
-    got: Counter[str] = Counter()
+    got: dict[str, float] = defaultdict(float)
     for a, b, s in r.games.select("player_a", "player_b", "score_a").iter_rows():
         got[a] += s
         got[b] += 1 - s
@@ -82,14 +95,21 @@ def test_gros_donostia_details() -> None:
     r = formats.read(shared("chess", "gros_open_donostia_2010.trf"))
     comp = r.competitions.row(0, named=True)
     assert (comp["name"], str(comp["start_date"]), str(comp["end_date"])) == (
-        "XX Open Internacional de Gros", "2010-09-24", "2010-10-02")
+        "XX Open Internacional de Gros",
+        "2010-09-24",
+        "2010-10-02",
+    )
     # Unrated players: rating 0 in columns 49-52, FIDE id 0 -> a name key.
     p = r.players.filter(pl.col("name") == "Gorrochategui Torres, Eugenio").row(0, named=True)
     assert p["declared_rating"] is None
     assert p["player_id"] == "name:eugenio-gorrochategui-torres"
     first = r.players.row(0, named=True)
-    assert (first["player_id"], first["declared_rating"], first["country"], first["birth_year"]) == (
-        "13400304", 2527.0, "AZE", 1978)
+    assert (
+        first["player_id"],
+        first["declared_rating"],
+        first["country"],
+        first["birth_year"],
+    ) == ("13400304", 2527.0, "AZE", 1978)
     # 9 rounds planned (XXR 9) but the file has 5: reported, not refused.
     assert "format.trf.incomplete" in r.findings["rule"].to_list()
     assert r.ok
@@ -98,7 +118,11 @@ def test_gros_donostia_details() -> None:
 def test_karl_mala_dates_with_spaces_and_birth_dates() -> None:
     r = formats.read(shared("chess", "karl_mala_frankfurt_2005.trf"))
     c = r.competitions.row(0, named=True)
-    assert (str(c["start_date"]), str(c["end_date"]), c["rounds"]) == ("2005-07-28", "2005-07-31", 7)
+    assert (str(c["start_date"]), str(c["end_date"]), c["rounds"]) == (
+        "2005-07-28",
+        "2005-07-31",
+        7,
+    )
     assert r.players["birth_year"].null_count() < r.players.height
     assert r.findings.height == 0  # DDD and the digit ruler are known, silent
 
@@ -113,10 +137,13 @@ def test_san_viator_round_dates_132() -> None:
 def test_cr_only_file_without_date_is_refused_naming_the_record() -> None:
     r = formats.read(shared("chess", "bbp_issue15_rtg_synthetic_CR.trf"))
     assert r.players.height == 180
-    assert r.findings.select("rule", "severity", "field").rows() == [("format.trf.missing_date", "reject", "042")]
+    assert r.findings.select("rule", "severity", "field").rows() == [
+        ("format.trf.missing_date", "reject", "042")
+    ]
 
 
 # ---------------------------------------------------------------- synthetic and broken variants
+
 
 def _line(rank: int, name: str, rating: int, fid: str, points: str, rounds: list[str]) -> str:
     head = f"001 {rank:4d} m    {name:<33} {rating:4d} ESP {fid:>11} {'1980':<10} {points:>4} {rank:4d}"
@@ -141,7 +168,9 @@ def _trf(lines: list[str], eol: str = "\r") -> bytes:
 def test_synthetic_every_code() -> None:
     r = from_trf(_trf(BASE), "s.trf")
     assert r.findings.height == 0
-    assert r.games.select("round", "player_a", "player_b", "score_a", "status", "colour_a").rows() == [
+    assert r.games.select(
+        "round", "player_a", "player_b", "score_a", "status", "colour_a"
+    ).rows() == [
         (1, "2200001", "2200002", 1.0, "played", "w"),
         (2, "2200001", "name:cy-gamma", 0.5, "played", "b"),
         (3, "2200002", "name:cy-gamma", 0.0, "forfeit", "w"),
@@ -165,7 +194,11 @@ def test_unrated_codes_are_forfeits_with_their_score() -> None:
     ]
     r = from_trf(_trf(lines), "s.trf")
     assert r.findings.height == 0
-    assert r.games.select("score_a", "status").rows() == [(1.0, "forfeit"), (0.5, "forfeit"), (0.0, "forfeit")]
+    assert r.games.select("score_a", "status").rows() == [
+        (1.0, "forfeit"),
+        (0.5, "forfeit"),
+        (0.0, "forfeit"),
+    ]
 
 
 def _with(i: int, line: str) -> list[str]:
@@ -179,24 +212,59 @@ BROKEN = [
     ("truncated round", _with(4, BASE[4][:97]), "format.trf.truncated", "reject", 5),
     ("bad start date", _with(1, "042 2025/13/04"), "format.trf.bad_date", "reject", 2),
     ("end before start", _with(2, "052 2025/10/01"), "format.trf.bad_date", "reject", 3),
-    ("opponent out of range", _with(3, _line(1, "Alpha, Ann", 1800, "2200001", "1.5",
-                                            ["   9 w 1", "   3 b =", "0000 - H"])), "format.trf.bad_opponent",
-     "reject", 4),
-    ("asymmetric result", _with(3, _line(1, "Alpha, Ann", 1800, "2200001", "1.5",
-                                        ["   2 w =", "   3 b =", "0000 - H"])), "format.trf.asymmetric", "reject", 4),
-    ("unknown result code", _with(3, _line(1, "Alpha, Ann", 1800, "2200001", "1.5",
-                                          ["   2 w X", "   3 b =", "0000 - H"])), "format.trf.bad_result",
-     "reject", 4),
-    ("bye code with opponent", _with(3, _line(1, "Alpha, Ann", 1800, "2200001", "1.5",
-                                             ["   2 w H", "   3 b =", "0000 - H"])), "format.trf.bad_result",
-     "reject", 4),
-    ("duplicate rank", BASE + [_line(3, "Delta, Di", 0, "0", "0.0", [])], "format.trf.duplicate_rank", "reject", 7),
+    (
+        "opponent out of range",
+        _with(
+            3, _line(1, "Alpha, Ann", 1800, "2200001", "1.5", ["   9 w 1", "   3 b =", "0000 - H"])
+        ),
+        "format.trf.bad_opponent",
+        "reject",
+        4,
+    ),
+    (
+        "asymmetric result",
+        _with(
+            3, _line(1, "Alpha, Ann", 1800, "2200001", "1.5", ["   2 w =", "   3 b =", "0000 - H"])
+        ),
+        "format.trf.asymmetric",
+        "reject",
+        4,
+    ),
+    (
+        "unknown result code",
+        _with(
+            3, _line(1, "Alpha, Ann", 1800, "2200001", "1.5", ["   2 w X", "   3 b =", "0000 - H"])
+        ),
+        "format.trf.bad_result",
+        "reject",
+        4,
+    ),
+    (
+        "bye code with opponent",
+        _with(
+            3, _line(1, "Alpha, Ann", 1800, "2200001", "1.5", ["   2 w H", "   3 b =", "0000 - H"])
+        ),
+        "format.trf.bad_result",
+        "reject",
+        4,
+    ),
+    (
+        "duplicate rank",
+        BASE + [_line(3, "Delta, Di", 0, "0", "0.0", [])],
+        "format.trf.duplicate_rank",
+        "reject",
+        7,
+    ),
     ("bad rank", _with(5, "001   x3" + BASE[5][8:]), "format.trf.bad_rank", "reject", 6),
 ]
 
 
-@pytest.mark.parametrize(("label", "lines", "rule", "severity", "line"), BROKEN, ids=[b[0] for b in BROKEN])
-def test_broken_trf_gives_finding(label: str, lines: list[str], rule: str, severity: str, line: int) -> None:
+@pytest.mark.parametrize(
+    ("label", "lines", "rule", "severity", "line"), BROKEN, ids=[b[0] for b in BROKEN]
+)
+def test_broken_trf_gives_finding(
+    label: str, lines: list[str], rule: str, severity: str, line: int
+) -> None:
     r = formats.read_bytes(_trf(lines), "broken.trf")
     hit = r.findings.filter(pl.col("rule") == rule)
     assert hit.height >= 1, r.findings
@@ -206,7 +274,11 @@ def test_broken_trf_gives_finding(label: str, lines: list[str], rule: str, sever
     games = {(g[0], g[1]) for g in r.games.select("round", "source_line").iter_rows()}
     games |= {(g[0], g[1]) for g in r.games.select("round", "player_b").iter_rows()}
     flagged = set(r.findings["line"].drop_nulls().to_list())
-    ranks = {int(ln[4:8]): n for n, ln in enumerate(lines, 1) if ln.startswith("001") and ln[4:8].strip().isdigit()}
+    ranks = {
+        int(ln[4:8]): n
+        for n, ln in enumerate(lines, 1)
+        if ln.startswith("001") and ln[4:8].strip().isdigit()
+    }
     for n, ln in enumerate(lines, 1):
         if not ln.startswith("001"):
             continue
@@ -214,11 +286,18 @@ def test_broken_trf_gives_finding(label: str, lines: list[str], rule: str, sever
             opp = tok[:4].strip()
             if opp.isdigit() and int(opp) > 0:
                 partner = ranks.get(int(opp))
-                assert n in flagged or partner in flagged or (rnd, n) in games or (rnd, partner) in games, (n, rnd)
+                assert (
+                    n in flagged
+                    or partner in flagged
+                    or (rnd, n) in games
+                    or (rnd, partner) in games
+                ), (n, rnd)
 
 
 def test_asymmetric_finding_names_both_lines() -> None:
-    lines = _with(3, _line(1, "Alpha, Ann", 1800, "2200001", "1.5", ["   2 w =", "   3 b =", "0000 - H"]))
+    lines = _with(
+        3, _line(1, "Alpha, Ann", 1800, "2200001", "1.5", ["   2 w =", "   3 b =", "0000 - H"])
+    )
     r = from_trf(_trf(lines), "a.trf")
     msg = r.findings.filter(pl.col("rule") == "format.trf.asymmetric")["message"][0]
     assert "line 4" in msg and "line 5" in msg and "round 1" in msg
@@ -226,7 +305,9 @@ def test_asymmetric_finding_names_both_lines() -> None:
 
 
 def test_latin1_names_are_not_mangled() -> None:
-    lines = _with(3, _line(1, "Muñoz, José", 1800, "0", "1.5", ["   2 w 1", "   3 b =", "0000 - H"]))
+    lines = _with(
+        3, _line(1, "Muñoz, José", 1800, "0", "1.5", ["   2 w 1", "   3 b =", "0000 - H"])
+    )
     r = from_trf(_trf(lines), "l.trf")
     assert r.players["name"][0] == "Muñoz, José"
     assert r.players["player_id"][0] == "name:jose-munoz"
@@ -234,7 +315,12 @@ def test_latin1_names_are_not_mangled() -> None:
 
 
 def test_unknown_records_are_warnings_with_their_lines() -> None:
-    r = from_trf(_trf(BASE[:3] + ["XXC white1", "### a comment"] + BASE[3:] + ["310   1 Team"]), "u.trf")
+    r = from_trf(
+        _trf(BASE[:3] + ["XXC white1", "### a comment"] + BASE[3:] + ["310   1 Team"]), "u.trf"
+    )
     warn = r.findings.select("rule", "severity", "line", "field").rows()
-    assert warn == [("format.trf.unknown_record", "warn", 4, "XXC"), ("format.trf.unknown_record", "warn", 9, "310")]
+    assert warn == [
+        ("format.trf.unknown_record", "warn", 4, "XXC"),
+        ("format.trf.unknown_record", "warn", 9, "310"),
+    ]
     assert r.games.height == 3
