@@ -318,6 +318,7 @@ def from_opengotha(data: bytes, name: str, *, federation: str | None = None) -> 
         "event_class": None,
         "source": name,
         "source_sha256": digest,
+        "rounds_declared": int(declared) if is_digits(declared) else None,
     }
     return ReadResult.build(
         name,

@@ -20,12 +20,13 @@ COMPETITIONS_SCHEMA: dict[str, pl.DataType] = {
     "name": pl.Utf8(),
     "start_date": pl.Date(),
     "end_date": pl.Date(),
-    "rounds": pl.Int32(),
+    "rounds": pl.Int32(),           # rounds with games in the file
     "modality": pl.Utf8(),          # classic, duplicate, rapid, blitz, standard, ...
     "results_public": pl.Boolean(),
     "event_class": pl.Utf8(),       # EGF tournament class A/B/C/D (null elsewhere)
     "source": pl.Utf8(),            # file name the competition was read from
     "source_sha256": pl.Utf8(),     # checksum of that file's bytes
+    "rounds_declared": pl.Int32(),  # rounds the file announces (TRF XXR, OpenGotha numberOfRounds); null if unsaid
 }
 
 #: One row per player appearing in a file (or a players list).
@@ -168,6 +169,9 @@ def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame
     >>> conform(pl.DataFrame({"player_id": ["7"], "rating": [1100]}), RATINGS_SCHEMA).row(0)
     (None, '7', None, 1100.0, None, None, None, None, None, None)
     """
+    if frame.width == 0:
+        # Selecting literals from a frame without columns would make one row of nulls.
+        return empty(schema)
     cols = [
         (pl.col(name).cast(dtype, strict=False) if name in frame.columns else pl.lit(None, dtype)).alias(name)
         for name, dtype in schema.items()

@@ -309,6 +309,7 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
         "event_class": None,
         "source": name,
         "source_sha256": digest,
+        "rounds_declared": declared_rounds,
     }
     return ReadResult.build(
         name,
