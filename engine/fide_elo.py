@@ -391,6 +391,7 @@ def _rate_kernel(
     maxg = np.full(n_players, -1, dtype=np.int64)
     touched = np.empty(n_players, dtype=np.int64)
     last_rs = np.zeros(n_players, dtype=np.int64)
+    pool_mark = np.full(n_players, -1, dtype=np.int64)
     for q in range(period_offsets.shape[0] - 1):
         c0 = period_offsets[q]
         c1 = period_offsets[q + 1]
@@ -443,6 +444,7 @@ def _rate_kernel(
                         pool_len[pa] += 1
                         cnta[g] = 2
                         last_rs[pa] = comp_rs[c]
+                        pool_mark[pa] = q
                     elif np.isnan(rb[g]) and not np.isnan(ra[g]):
                         slot = 2 * g + 1
                         pool_next[slot] = pool_head[pb]
@@ -450,6 +452,7 @@ def _rate_kernel(
                         pool_len[pb] += 1
                         cntb[g] = 2
                         last_rs[pb] = comp_rs[c]
+                        pool_mark[pb] = q
                     continue
                 d = ra[g] - rb[g]
                 if rs[0] == 1.0:
@@ -490,10 +493,10 @@ def _rate_kernel(
             if new > rated_max[p]:
                 rated_max[p] = new
             engine_rated[p] = True
-        # pass 5: unrated players who added games may now earn an initial rating
+        # pass 5: unrated players who added games this period may now earn an initial rating
         for i in range(n_touched):
             p = touched[i]
-            if pool_head[p] < 0:
+            if pool_head[p] < 0 or pool_mark[p] != q:
                 continue
             if ev_last[p] >= 0:
                 # rated meanwhile (e.g. by an earlier period): the pool is void
