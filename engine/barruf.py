@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from engine import rulesets
 from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATING_LIST_SCHEMA, RATINGS_SCHEMA, conform
 from engine._history import History, player_column, prepare, seed_column
 from engine.errors import InvalidConfigError
@@ -462,6 +463,8 @@ def rate_history(
     [('1', 1100.0, 20.0, 1106.0), ('2', 950.0, 30.0, 941.0)]
     """
     params = BarrufParameters.from_config(config)
+    # A pinned rule set must be the BARRUF's (raises InvalidConfigError otherwise).
+    rulesets.rule_set_for("barruf", date(2000, 1, 1), config=config)
     h = prepare(competitions, games, start)
     ids = h.player_ids
     seed_rating = seed_column(start, ids, "rating", pl.Float64())

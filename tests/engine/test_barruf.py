@@ -221,3 +221,12 @@ def test_inactivity_applies_at_the_season_change_and_is_versioned() -> None:
 def test_unknown_federation_is_a_domain_error() -> None:
     with pytest.raises(engine.UnknownFederationError):
         engine.rate_history("xyz", pl.DataFrame(), pl.DataFrame(), pl.DataFrame())
+
+
+def test_a_rule_set_of_another_system_cannot_be_pinned() -> None:
+    comps = pl.DataFrame({"competition_id": ["C"], "start_date": [date(2025, 10, 1)], "end_date": [date(2025, 10, 1)]})
+    games = pl.DataFrame({"competition_id": ["C"], "player_a": ["1"], "player_b": ["2"], "score_a": [1.0]})
+    with pytest.raises(InvalidConfigError, match="belongs to"):
+        engine.rate_history("ajusc", comps, games, pl.DataFrame(), config={"rule_set": "fide-2024"})
+    with pytest.raises(engine.UnknownRuleSetError):
+        engine.rate_history("ajusc", comps, games, pl.DataFrame(), config={"rule_set": "nope"})
