@@ -50,6 +50,9 @@ CON_VALUES: tuple[float, ...] = (
 )
 #: Deflation correction of the classic system.
 EPSILON = 0.016
+#: beta(r) = -7 ln(3300 - r) is undefined from 3300: a rating made that high by a
+#: large handicap (a 2600 receiving 9 stones) is held just below it.
+BETA_CEILING = 3299.0
 #: Tournament class weights of the 2021 system.
 CLASS_WEIGHTS: Mapping[str, float] = {"A": 1.0, "B": 0.75, "C": 0.5, "D": 0.25}
 
@@ -143,7 +146,7 @@ def beta(rating: float) -> float:
     >>> round(beta(2100), 6)
     -49.630538
     """
-    return -7.0 * math.log(3300.0 - rating)
+    return -7.0 * math.log(3300.0 - min(rating, BETA_CEILING))
 
 
 def expected_2021(rating: float, opponent: float, *, handicap: int = 0) -> float:
@@ -167,7 +170,7 @@ def con_2021(rating: float) -> float:
     >>> round(con_2021(2100), 4)
     17.5809
     """
-    return float(((3300.0 - rating) / 200.0) ** 1.6)
+    return float(((3300.0 - min(rating, BETA_CEILING)) / 200.0) ** 1.6)
 
 
 def bonus_2021(rating: float) -> float:
@@ -258,10 +261,12 @@ def _rate_kernel(
                 c1 = k1 * (score_a[g] - s1)
                 c2 = k2 * ((1.0 - score_a[g]) - s2)
             else:
+                e1 = min(e1, 3299.0)
+                e2 = min(e2, 3299.0)
                 s1 = 1.0 / (1.0 + np.exp(-7.0 * np.log(3300.0 - e2) + 7.0 * np.log(3300.0 - e1)))
                 s2 = 1.0 - s1
-                k1 = ((3300.0 - r1) / 200.0) ** 1.6
-                k2 = ((3300.0 - r2) / 200.0) ** 1.6
+                k1 = ((3300.0 - min(r1, 3299.0)) / 200.0) ** 1.6
+                k2 = ((3300.0 - min(r2, 3299.0)) / 200.0) ** 1.6
                 c1 = w * (k1 * (score_a[g] - s1) + np.log1p(np.exp((2300.0 - r1) / 80.0)) / 5.0)
                 c2 = w * (k2 * ((1.0 - score_a[g]) - s2) + np.log1p(np.exp((2300.0 - r2) / 80.0)) / 5.0)
             ra[g] = r1

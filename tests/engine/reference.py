@@ -296,9 +296,10 @@ def egf(
                 k1, k2 = _con_classic(r1), _con_classic(r2)
                 c1, c2 = k1 * (s - s1), k2 * ((1 - s) - s2)
             else:
+                e1, e2 = min(e1, 3299.0), min(e2, 3299.0)  # beta is undefined from 3300
                 s1 = 1 / (1 + math.exp(-7 * math.log(3300 - e2) + 7 * math.log(3300 - e1)))
                 s2 = 1 - s1
-                k1, k2 = ((3300 - r1) / 200) ** 1.6, ((3300 - r2) / 200) ** 1.6
+                k1, k2 = ((3300 - min(r1, 3299.0)) / 200) ** 1.6, ((3300 - min(r2, 3299.0)) / 200) ** 1.6
                 c1 = weight * (k1 * (s - s1) + math.log1p(math.exp((2300 - r1) / 80)) / 5)
                 c2 = weight * (k2 * ((1 - s) - s2) + math.log1p(math.exp((2300 - r2) / 80)) / 5)
             for p, sc, se, k, ch in ((a, s, s1, k1, c1), (b, 1 - s, s2, k2, c2)):

@@ -225,9 +225,14 @@ def test_published_periods_are_consistent() -> None:
         assert row["rating_after"] - row["rating_before"] == round_half_away(row["change"]), row["player_id"]
         k = seed_k[row["player_id"]]
         assert row["k"] == [min(k, 700 // row["games"])], row["player_id"]
-    published = {  # ratings.fide.com individual calculations (published change of the period)
-        "P4317874-2025-11": 1,    # total shown 0.60
-        "P2230070-2025-12": -13,  # total shown -13.40
+    # FIDE's own figures (ratings.fide.com/a_indv_calculation.php, as collected in
+    # zugzwang-foundation/Chess-ELO-Rating tests/fixtures/fide_calculator/published_multi_event_periods.json,
+    # cases F-M02, F-M04, F-M05, F-M06): the period's change, rounded once.
+    published = {
+        "P4317874-2025-11": 1,    # total shown 0.60 (list 2025-11: 1621 from 1620)
+        "P2230070-2025-12": -13,  # total shown -13.40 (Ro 1952 -> list 2025-12: 1939)
+        "P4604555-2025-12": -5,   # total shown -5.40 (list 2146 -> 2141)
+        "P25636227-2026-01": 17,  # total shown 17.00 (list 2264 -> 2281)
     }
     got = {r["player_id"]: r["rating_after"] - r["rating_before"] for r in per.iter_rows(named=True)}
     for pid, change in published.items():
