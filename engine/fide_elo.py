@@ -32,7 +32,7 @@ import polars as pl
 
 from engine import rulesets
 from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATING_LIST_SCHEMA, RATINGS_SCHEMA, conform
-from engine._history import History, player_column, prepare, seed_column
+from engine._history import History, explain_and_summarise, player_column, prepare, seed_column
 
 #: Upper bounds of the rating-difference bands of the PD table (B02 8.1.2; table
 #: ``../shared/rules/fide_expected_score_table_PD.csv``); above the last: PD 1.00.
@@ -685,13 +685,13 @@ def rate_history(
         _rule_set_table(rs_unique), np.array(PD_UPPER, dtype=np.int64), np.array(DP_TABLE, dtype=np.int64),
     )
     ra, rb, pda, pdb, ka, kb, cnta, cntb, aft_a, aft_b, final, games_out, rmax_out = out
-    changes, explanations = _frames(g, comps, rs_names, federation, ra, rb, pda, pdb, ka, kb, cnta, cntb, aft_a, aft_b)
+    changes, explanations = _frames(g, comps, rs_names, federation, len(ids), ra, rb, pda, pdb, ka, kb, cnta, cntb, aft_a, aft_b)
     ratings = _ratings_frame(h, g, comps, start, players, federation, final, games_out, rmax_out, config, periods)
     return changes, explanations, ratings
 
 
 def _frames(
-    g: pl.DataFrame, comps: pl.DataFrame, rs_names: list[str], federation: str,
+    g: pl.DataFrame, comps: pl.DataFrame, rs_names: list[str], federation: str, n_players: int,
     ra: Any, rb: Any, pda: Any, pdb: Any, ka: Any, kb: Any, cnta: Any, cntb: Any, aft_a: Any, aft_b: Any,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     meta = comps.select(
@@ -700,14 +700,14 @@ def _frames(
         pl.Series("rule_set", rs_names, dtype=pl.Utf8),
     )
     base = g.select("competition_id", "k_idx", "game_idx", "round", "handicap", "source_line", "player_a", "player_b",
-                    "score_a")
+                    "score_a", "a_rank", "b_rank")
 
-    def side(player: str, opp: str, score: pl.Expr, r: Any, ro: Any, pd: Any, k: Any, cnt: Any, aft: Any,
+    def side(player: str, opp: str, rank: str, score: pl.Expr, r: Any, ro: Any, pd: Any, k: Any, cnt: Any, aft: Any,
              hsign: int) -> pl.DataFrame:
         pdf = pl.Series(pd, dtype=pl.Float64)
         return base.select(
             "competition_id", "k_idx", "game_idx", "round", "source_line",
-            pl.col(player).alias("player_id"), pl.col(opp).alias("opponent_id"),
+            pl.col(player).alias("player_id"), pl.col(rank).alias("prank"), pl.col(opp).alias("opponent_id"),
             (pl.col("handicap") * hsign).alias("handicap"), score.alias("score"),
         ).with_columns(
             rating=pl.Series(r, dtype=pl.Float64).fill_nan(None),
@@ -719,31 +719,22 @@ def _frames(
         )
 
     rows = pl.concat([
-        side("player_a", "player_b", pl.col("score_a"), ra, rb, pda, ka, cnta, aft_a, 1),
-        side("player_b", "player_a", 1.0 - pl.col("score_a"), rb, ra, pdb, kb, cntb, aft_b, -1),
+        side("player_a", "player_b", "a_rank", pl.col("score_a"), ra, rb, pda, ka, cnta, aft_a, 1),
+        side("player_b", "player_a", "b_rank", 1.0 - pl.col("score_a"), rb, ra, pdb, kb, cntb, aft_b, -1),
     ]).filter(pl.col("cnt") > 0).join(meta, on="k_idx").with_columns(
         pl.lit(federation).alias("federation"),
         (pl.col("k") * (pl.col("score") - pl.col("expected"))).alias("contribution"),
     )
-    explanations = conform(rows.sort(["k_idx", "player_id", "round", "game_idx"]), EXPLANATIONS_SCHEMA)
-    changes = (
-        rows.group_by(["k_idx", "competition_id", "period", "player_id", "rule_set"])
-        .agg(
-            pl.col("rating").first().alias("rating_before"),
-            pl.len().cast(pl.Int64).alias("games"),
-            pl.col("score").sum(),
-            pl.col("expected").sum().alias("expected"),
-            pl.col("k").first(),
-            pl.col("contribution").sum().alias("change"),
-            pl.col("rating_after").first(),
-            pl.col("cnt").first(),
-        )
-        .with_columns(
-            pl.when(pl.col("cnt") == 1).then(pl.col("expected")).otherwise(None).alias("expected"),
-            pl.when(pl.col("cnt") == 1).then(pl.col("change")).otherwise(None).alias("change"),
-            pl.lit(federation).alias("federation"),
-        )
-        .sort(["k_idx", "player_id"])
+    ordered, summary = explain_and_summarise(
+        rows, group="k_idx", n_players=n_players,
+        firsts=["competition_id", "period", "player_id", "rule_set", "rating", "k", "rating_after", "cnt"],
+        sums=["score", "expected", "contribution"],
+    )
+    explanations = conform(ordered, EXPLANATIONS_SCHEMA)
+    changes = summary.rename({"rating": "rating_before", "contribution": "change"}).with_columns(
+        pl.when(pl.col("cnt") == 1).then(pl.col("expected")).otherwise(None).alias("expected"),
+        pl.when(pl.col("cnt") == 1).then(pl.col("change")).otherwise(None).alias("change"),
+        pl.lit(federation).alias("federation"),
     )
     return conform(changes, RATING_CHANGES_SCHEMA), explanations
 
