@@ -49,8 +49,9 @@ CATEGORIES: tuple[tuple[float, str], ...] = (
 )
 
 #: Inactivity window (seasons before the current one) by the season it applies
-#: from: the original text (current + two previous), then the federation's
-#: 2026 wording (current + previous), taken to apply from the 2026-27 season.
+#: from: the original sheet (current + two previous), then the federation's 2026
+#: wording (current + previous), applied from the 2026-27 season (gestioAjusc
+#: ``lib/barruf/constants.ts``: "until October 2026 three were looked at").
 INACTIVITY_WINDOWS: tuple[tuple[date, int], ...] = (
     (date(1900, 9, 1), 2),
     (date(2026, 9, 1), 1),
