@@ -77,7 +77,8 @@ def prepare(competitions: pl.DataFrame, games: pl.DataFrame, start: pl.DataFrame
     _require(competitions, _COMPETITION_COLUMNS, "competitions")
     _require(games, _GAME_COLUMNS, "games")
     comps = (
-        competitions.unique(subset="competition_id", keep="first", maintain_order=True)
+        competitions.with_columns(pl.col("competition_id").cast(pl.Utf8))
+        .unique(subset="competition_id", keep="first", maintain_order=True)
         .with_columns(
             pl.col("end_date").fill_null(pl.col("start_date")),
             pl.col("start_date").fill_null(pl.col("end_date")),
@@ -90,7 +91,7 @@ def prepare(competitions: pl.DataFrame, games: pl.DataFrame, start: pl.DataFrame
         bad = comps.filter(pl.col("end_date").is_null())["competition_id"].to_list()
         raise InvalidHistoryError(f"competition(s) {bad} have neither start_date nor end_date")
     g = counted_games(games).with_columns(
-        pl.col("player_a").cast(pl.Utf8), pl.col("player_b").cast(pl.Utf8),
+        pl.col("competition_id").cast(pl.Utf8), pl.col("player_a").cast(pl.Utf8), pl.col("player_b").cast(pl.Utf8),
         pl.col("score_a").cast(pl.Float64),
     )
     for name, dtype in (("round", pl.Int32), ("handicap", pl.Int32), ("source_line", pl.Int32)):

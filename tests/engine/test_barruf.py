@@ -230,3 +230,12 @@ def test_a_rule_set_of_another_system_cannot_be_pinned() -> None:
         engine.rate_history("ajusc", comps, games, pl.DataFrame(), config={"rule_set": "fide-2024"})
     with pytest.raises(engine.UnknownRuleSetError):
         engine.rate_history("ajusc", comps, games, pl.DataFrame(), config={"rule_set": "nope"})
+
+
+def test_integer_ids_are_read_as_strings() -> None:
+    comps = pl.DataFrame({"competition_id": [191], "start_date": [date(2025, 10, 1)], "end_date": [date(2025, 10, 1)]})
+    games = pl.DataFrame({"competition_id": [191], "player_a": [1], "player_b": [2], "score_a": [1.0]})
+    start = pl.DataFrame({"player_id": [1, 2], "rating": [1000, 1000], "games": [60, 60]})
+    run = engine.rate_history("ajusc", comps, games, start)
+    assert run.changes.select("competition_id", "player_id", "rating_after").rows() == [
+        ("191", "1", 1010.0), ("191", "2", 990.0)]
