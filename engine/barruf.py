@@ -422,8 +422,9 @@ def _status_codes(
     last_season: pl.Expr, seed_status: pl.Expr, games: pl.Expr, rating: pl.Expr, current: int, window: int
 ) -> pl.Expr:
     """The list's own codes: ``act`` / ``exp`` (provisional) / ``inact``; null when unrated."""
+    # Without a season, trust the list's own code (the app's "inact", or the list word "inactive").
     inactive = pl.when(last_season.is_not_null()).then(last_season < current - window).otherwise(
-        seed_status.fill_null("") == "inact"
+        seed_status.fill_null("").str.to_lowercase().is_in(["inact", "inactive"])
     )
     return (
         pl.when(rating.is_null()).then(pl.lit(None, pl.Utf8))

@@ -239,3 +239,11 @@ def test_integer_ids_are_read_as_strings() -> None:
     run = engine.rate_history("ajusc", comps, games, start)
     assert run.changes.select("competition_id", "player_id", "rating_after").rows() == [
         ("191", "1", 1010.0), ("191", "2", 990.0)]
+
+
+def test_list_status_without_a_season_follows_the_code() -> None:
+    ratings = pl.DataFrame({"player_id": ["1", "2"], "rating": [1200.0, 1200.0], "games": [100, 100],
+                            "status": ["inact", "inactive"], "last_played": [None, None]},
+                           schema_overrides={"last_played": pl.Utf8})
+    listed = engine.rating_list("ajusc", ratings, as_of=date(2026, 1, 1))
+    assert listed["status"].to_list() == ["inactive", "inactive"]
