@@ -779,6 +779,8 @@ def _ratings_frame(
         "played": last_day["end_date"],
         "seed_last": seed_column(start, ids, "last_played", pl.Utf8()),
         "age": (as_of.year if as_of else 0) - birth,
+        "seed_k": seed_column(start, ids, "k", pl.Int32()),
+        "seed_games": seed_column(start, ids, "games", pl.Int64()).fill_null(0),
     }).with_columns(
         pl.when(pl.col("rated_max").is_infinite() | pl.col("rating").is_null()).then(None)
         .otherwise(pl.col("rated_max")).alias("rated_max"),
@@ -787,7 +789,12 @@ def _ratings_frame(
     frame = frame.with_columns(
         pl.lit(federation).alias("federation"),
         pl.lit(as_of, pl.Date).alias("as_of"),
-        list_k(pl.col("rating"), pl.col("games"), pl.col("rated_max"), pl.col("age"), rule_set).alias("k"),
+        # A player the history never rated keeps the K of the seeded list (it may rest on
+        # facts the list does not carry, such as a past 2400); others get the rules' K.
+        pl.when(pl.col("seed_k").is_not_null() & (pl.col("games") == pl.col("seed_games")))
+        .then(pl.col("seed_k"))
+        .otherwise(list_k(pl.col("rating"), pl.col("games"), pl.col("rated_max"), pl.col("age"), rule_set))
+        .alias("k"),
         _status(pl.col("rating"), pl.col("last_played"), as_of).alias("status"),
     )
     return conform(frame, RATINGS_SCHEMA)

@@ -237,3 +237,12 @@ def test_published_periods_are_consistent() -> None:
     got = {r["player_id"]: r["rating_after"] - r["rating_before"] for r in per.iter_rows(named=True)}
     for pid, change in published.items():
         assert got[pid] == change, pid
+
+
+def test_list_k_after_the_history() -> None:
+    seed = [{"player_id": "p", "rating": 2000.0, "games": 25, "k": 40.0},
+            {"player_id": "q", "rating": 2000.0, "games": 100, "k": 20.0},
+            {"player_id": "idle", "rating": 2300.0, "games": 300, "k": 10.0}]
+    run = _run([_comp("T", date(2025, 3, 1))], [("T", "p", "q", 0.5)] * 6, seed)
+    k = dict(run.ratings.select("player_id", "k").iter_rows())
+    assert k == {"p": 20, "q": 20, "idle": 10}  # p reached 31 games; idle keeps the list's K
