@@ -227,16 +227,21 @@ def test_published_periods_are_consistent() -> None:
         assert row["k"] == [min(k, 700 // row["games"])], row["player_id"]
     # FIDE's own figures (ratings.fide.com/a_indv_calculation.php, as collected in
     # zugzwang-foundation/Chess-ELO-Rating tests/fixtures/fide_calculator/published_multi_event_periods.json,
-    # cases F-M02, F-M04, F-M05, F-M06): the period's change, rounded once.
+    # cases F-M02, F-M04, F-M05, F-M06, F-M09, F-M10, F-M11): the total K x sum(score - PD)
+    # FIDE shows for the period, and that total rounded once.
     published = {
-        "P4317874-2025-11": 1,    # total shown 0.60 (list 2025-11: 1621 from 1620)
-        "P2230070-2025-12": -13,  # total shown -13.40 (Ro 1952 -> list 2025-12: 1939)
-        "P4604555-2025-12": -5,   # total shown -5.40 (list 2146 -> 2141)
-        "P25636227-2026-01": 17,  # total shown 17.00 (list 2264 -> 2281)
+        "P4317874-2025-11": (0.60, 1),
+        "P2230070-2025-12": (-13.40, -13),
+        "P4604555-2025-12": (-5.40, -5),
+        "P25636227-2026-01": (17.00, 17),
+        "P24560588-2026-02": (-1.60, -2),
+        "P442925-2026-03": (19.00, 19),
+        "P1210165-2026-03": (60.00, 60),
     }
-    got = {r["player_id"]: r["rating_after"] - r["rating_before"] for r in per.iter_rows(named=True)}
-    for pid, change in published.items():
-        assert got[pid] == change, pid
+    got = {r["player_id"]: r for r in per.iter_rows(named=True)}
+    for pid, (total, change) in published.items():
+        assert got[pid]["change"] == pytest.approx(total, abs=1e-9), pid
+        assert got[pid]["rating_after"] - got[pid]["rating_before"] == change, pid
 
 
 def test_list_k_after_the_history() -> None:
