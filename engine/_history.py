@@ -168,7 +168,12 @@ def explain_and_summarise(
         return rows, empty.with_columns(pl.lit(0, pl.Int64).alias(group)).clear()
     key = rows[group].to_numpy().astype(np.int64) * (n_players + 1) + rows["prank"].to_numpy().astype(np.int64)
     rnd = rows["round"].fill_null(0).to_numpy().astype(np.int64)
-    order = np.lexsort((rows["game_idx"].to_numpy().astype(np.int64), rnd, key))
+    top = int(rnd.max(initial=0)) + 1
+    if int(key.max(initial=0)) < (1 << 62) // (top + 1):
+        # one stable sort on a combined key (rows arrive in game order within each side)
+        order = np.argsort(key * top + np.clip(rnd, 0, None), kind="stable")
+    else:  # pragma: no cover - astronomically many competitions x players
+        order = np.lexsort((rows["game_idx"].to_numpy().astype(np.int64), rnd, key))
     ordered = rows[order]
     sorted_key = key[order]
     starts = np.flatnonzero(np.concatenate(([True], sorted_key[1:] != sorted_key[:-1])))

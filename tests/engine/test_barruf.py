@@ -74,7 +74,8 @@ def test_expected_score_is_symmetric() -> None:
         (1100, 51, 20.0),
         (1499, 10, 30.0),
         (1500, 10, 24.0),
-        (1999, 63, 16.0),  # 37 before + 26 in the event: K 20/16 for the whole event
+        (1100, 63, 20.0),  # RULES.md: 37 games before a 26-game event -> K 20 for the whole event
+        (1999, 63, 16.0),
         (2400, 10, 24.0),  # nothing published above 2000: the 1500-1999 band continues
     ],
 )
