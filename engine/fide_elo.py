@@ -299,7 +299,8 @@ def _rule_set_table(names: Sequence[str]) -> npt.NDArray[np.float64]:
     return np.array(rows, dtype=np.float64).reshape(len(names), len(_RS_FIELDS))
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+# Inlined: a call passing arrays costs reference counting on every game.
+@numba.njit(cache=True, nogil=True, inline="always")  # type: ignore[misc]
 def _lookup(ev_last: Any, ev_prev: Any, ev_day: Any, ev_rating: Any, p: int, day: int) -> float:  # pragma: no cover
     e = ev_last[p]
     while e >= 0 and ev_day[e] > day:
@@ -307,7 +308,8 @@ def _lookup(ev_last: Any, ev_prev: Any, ev_day: Any, ev_rating: Any, p: int, day
     return ev_rating[e] if e >= 0 else np.nan
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+# Inlined: a call passing arrays costs reference counting on every game.
+@numba.njit(cache=True, nogil=True, inline="always")  # type: ignore[misc]
 def _pd100_nb(diff: float, higher: bool, cap: bool, upper: Any) -> int:  # pragma: no cover
     d = int(np.floor(abs(diff) + 0.5))
     if cap and d > 400:
@@ -324,7 +326,8 @@ def _pd100_nb(diff: float, higher: bool, cap: bool, upper: Any) -> int:  # pragm
     return high if higher else 100 - high
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+# Inlined: a call passing arrays costs reference counting on every game.
+@numba.njit(cache=True, nogil=True, inline="always")  # type: ignore[misc]
 def _k_of(p: int, rs: Any, rating: float, games: Any, seed_k: Any, engine_rated: Any, rated_max: Any,
           birth_year: Any, year: int, n_period: int) -> int:  # pragma: no cover
     if seed_k[p] > 0 and not engine_rated[p]:
