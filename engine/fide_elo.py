@@ -395,6 +395,8 @@ def _rate_kernel(
     touched = np.empty(n_players, dtype=np.int64)
     last_rs = np.zeros(n_players, dtype=np.int64)
     pool_mark = np.full(n_players, -1, dtype=np.int64)
+    kmark = np.full(n_players, -1, dtype=np.int64)
+    kval = np.zeros(n_players, dtype=np.int64)
     for q in range(period_offsets.shape[0] - 1):
         c0 = period_offsets[q]
         c1 = period_offsets[q + 1]
@@ -468,12 +470,17 @@ def _rate_kernel(
                 pb100 = _pd100_nb(d, d <= 0, cap_b, upper)
                 pda[g] = pa100
                 pdb[g] = pb100
-                cur_a = ev_rating[ev_last[pa]]
-                cur_b = ev_rating[ev_last[pb]]
-                ka[g] = _k_of(pa, rs, cur_a, games, seed_k, engine_rated, rated_max, birth_year,
-                              period_year[q], n_period[pa])
-                kb[g] = _k_of(pb, rs, cur_b, games, seed_k, engine_rated, rated_max, birth_year,
-                              period_year[q], n_period[pb])
+                # K is fixed per player and tournament: computed at a player's first game in it
+                if kmark[pa] != c:
+                    kmark[pa] = c
+                    kval[pa] = _k_of(pa, rs, ev_rating[ev_last[pa]], games, seed_k, engine_rated, rated_max,
+                                     birth_year, period_year[q], n_period[pa])
+                if kmark[pb] != c:
+                    kmark[pb] = c
+                    kval[pb] = _k_of(pb, rs, ev_rating[ev_last[pb]], games, seed_k, engine_rated, rated_max,
+                                     birth_year, period_year[q], n_period[pb])
+                ka[g] = kval[pa]
+                kb[g] = kval[pb]
                 cnta[g] = 1
                 cntb[g] = 1
                 num[pa] += ka[g] * (50 * score2[g] - pa100)
