@@ -25,7 +25,7 @@ from typing import Any
 
 import polars as pl
 
-from engine import barruf, rulesets
+from engine import barruf, egf_gor, fide_elo, rulesets
 from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATING_LIST_SCHEMA, RATINGS_SCHEMA
 from engine.errors import (
     EngineError,
@@ -50,7 +50,10 @@ __all__ = [
     "RuleSet",
     "UnknownFederationError",
     "UnknownRuleSetError",
+    "SYSTEM_MODULES",
     "barruf",
+    "egf_gor",
+    "fide_elo",
     "rate_history",
     "rating_list",
     "round_half_away",
@@ -58,6 +61,10 @@ __all__ = [
     "rulesets",
     "system_for",
 ]
+
+
+#: The module implementing each system (one module per rating system).
+SYSTEM_MODULES = {"barruf": barruf, "fide-elo": fide_elo, "egf-gor": egf_gor}
 
 
 @dataclass(frozen=True)
@@ -116,23 +123,10 @@ def rate_history(
     InvalidHistoryError
         A frame lacks a required column or holds an impossible game.
     """
-    system = system_for(federation, config)
-    if system == "barruf":
-        changes, explanations, ratings = barruf.rate_history(
-            competitions, games, start, federation=federation, config=config, players=players
-        )
-    elif system == "fide-elo":
-        from engine import fide_elo
-
-        changes, explanations, ratings = fide_elo.rate_history(
-            competitions, games, start, federation=federation, config=config, players=players
-        )
-    else:
-        from engine import egf_gor
-
-        changes, explanations, ratings = egf_gor.rate_history(
-            competitions, games, start, federation=federation, config=config, players=players
-        )
+    module = SYSTEM_MODULES[system_for(federation, config)]
+    changes, explanations, ratings = module.rate_history(
+        competitions, games, start, federation=federation, config=config, players=players
+    )
     return RatingRun(changes=changes, explanations=explanations, ratings=ratings)
 
 
@@ -152,13 +146,6 @@ def rating_list(
     >>> rating_list("ajusc", r, as_of=date(2026, 1, 1)).select("player_id", "category", "rank").rows()
     [('1', 'Mestre', 1), ('2', 'Mestre', 1)]
     """
-    system = system_for(federation, config)
-    if system == "barruf":
-        return barruf.rating_list(ratings, as_of=as_of, federation=federation, config=config)
-    if system == "fide-elo":
-        from engine import fide_elo
-
-        return fide_elo.rating_list(ratings, as_of=as_of, federation=federation, config=config)
-    from engine import egf_gor
-
-    return egf_gor.rating_list(ratings, as_of=as_of, federation=federation, config=config)
+    module = SYSTEM_MODULES[system_for(federation, config)]
+    out: pl.DataFrame = module.rating_list(ratings, as_of=as_of, federation=federation, config=config)
+    return out

@@ -24,8 +24,9 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from engine import rulesets
 from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATING_LIST_SCHEMA, RATINGS_SCHEMA, conform
-from engine._history import History, player_column, prepare, seed_column
+from engine._history import History, explain_and_summarise, player_column, prepare, seed_column
 from engine.errors import InvalidConfigError
 from engine.rounding import HALF_TOLERANCE
 
@@ -48,8 +49,9 @@ CATEGORIES: tuple[tuple[float, str], ...] = (
 )
 
 #: Inactivity window (seasons before the current one) by the season it applies
-#: from: the original text (current + two previous), then the federation's
-#: 2026 wording (current + previous), taken to apply from the 2026-27 season.
+#: from: the original sheet (current + two previous), then the federation's 2026
+#: wording (current + previous), applied from the 2026-27 season (gestioAjusc
+#: ``lib/barruf/constants.ts``: "until October 2026 three were looked at").
 INACTIVITY_WINDOWS: tuple[tuple[date, int], ...] = (
     (date(1900, 9, 1), 2),
     (date(2026, 9, 1), 1),
@@ -420,8 +422,9 @@ def _status_codes(
     last_season: pl.Expr, seed_status: pl.Expr, games: pl.Expr, rating: pl.Expr, current: int, window: int
 ) -> pl.Expr:
     """The list's own codes: ``act`` / ``exp`` (provisional) / ``inact``; null when unrated."""
+    # Without a season, trust the list's own code (the app's "inact", or the list word "inactive").
     inactive = pl.when(last_season.is_not_null()).then(last_season < current - window).otherwise(
-        seed_status.fill_null("") == "inact"
+        seed_status.fill_null("").str.to_lowercase().is_in(["inact", "inactive"])
     )
     return (
         pl.when(rating.is_null()).then(pl.lit(None, pl.Utf8))
@@ -462,6 +465,8 @@ def rate_history(
     [('1', 1100.0, 20.0, 1106.0), ('2', 950.0, 30.0, 941.0)]
     """
     params = BarrufParameters.from_config(config)
+    # A pinned rule set must be the BARRUF's (raises InvalidConfigError otherwise).
+    rulesets.rule_set_for("barruf", date(2000, 1, 1), config=config)
     h = prepare(competitions, games, start)
     ids = h.player_ids
     seed_rating = seed_column(start, ids, "rating", pl.Float64())
@@ -483,14 +488,14 @@ def _frames_from_result(h: History, res: BarrufResult, federation: str) -> tuple
     g = h.games
     side_a = pl.DataFrame({
         "competition_id": g["competition_id"], "comp_idx": g["comp_idx"], "game_idx": g["game_idx"],
-        "player_id": g["player_a"], "round": g["round"], "opponent_id": g["player_b"],
+        "player_id": g["player_a"], "prank": g["a_rank"], "round": g["round"], "opponent_id": g["player_b"],
         "rating": res.rating_a, "opponent_rating": res.rating_b, "handicap": g["handicap"],
         "score": g["score_a"], "expected": res.expected_a, "k": res.k_a, "change": res.change_a,
         "rating_after": res.after_a, "source_line": g["source_line"],
     })
     side_b = pl.DataFrame({
         "competition_id": g["competition_id"], "comp_idx": g["comp_idx"], "game_idx": g["game_idx"],
-        "player_id": g["player_b"], "round": g["round"], "opponent_id": g["player_a"],
+        "player_id": g["player_b"], "prank": g["b_rank"], "round": g["round"], "opponent_id": g["player_a"],
         "rating": res.rating_b, "opponent_rating": res.rating_a, "handicap": -g["handicap"],
         "score": 1.0 - g["score_a"], "expected": 1.0 - res.expected_a, "k": res.k_b, "change": res.change_b,
         "rating_after": res.after_b, "source_line": g["source_line"],
@@ -501,26 +506,15 @@ def _frames_from_result(h: History, res: BarrufResult, federation: str) -> tuple
         pl.lit(RULE_SET).alias("rule_set"),
         (pl.col("k") * (pl.col("score") - pl.col("expected"))).alias("contribution"),
     )
-    explanations = conform(
-        rows.sort(["comp_idx", "player_id", "round", "game_idx"]), EXPLANATIONS_SCHEMA
+    ordered, summary = explain_and_summarise(
+        rows, group="comp_idx", n_players=len(h.player_ids),
+        firsts=["competition_id", "player_id", "rating", "k", "change", "rating_after"], sums=["score", "expected"],
     )
-    changes = (
-        rows.group_by(["comp_idx", "competition_id", "player_id"])
-        .agg(
-            pl.col("rating").first().alias("rating_before"),
-            pl.len().cast(pl.Int64).alias("games"),
-            pl.col("score").sum(),
-            pl.col("expected").sum(),
-            pl.col("k").first(),
-            pl.col("change").first(),
-            pl.col("rating_after").first(),
-        )
-        .with_columns(
-            pl.lit(federation).alias("federation"),
-            pl.lit(None, pl.Utf8).alias("period"),
-            pl.lit(RULE_SET).alias("rule_set"),
-        )
-        .sort(["comp_idx", "player_id"])
+    explanations = conform(ordered, EXPLANATIONS_SCHEMA)
+    changes = summary.rename({"rating": "rating_before"}).with_columns(
+        pl.lit(federation).alias("federation"),
+        pl.lit(None, pl.Utf8).alias("period"),
+        pl.lit(RULE_SET).alias("rule_set"),
     )
     return conform(changes, RATING_CHANGES_SCHEMA), explanations
 

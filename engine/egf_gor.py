@@ -39,7 +39,7 @@ import polars as pl
 
 from engine import rulesets
 from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATING_LIST_SCHEMA, RATINGS_SCHEMA, conform
-from engine._history import History, player_column, prepare, seed_column
+from engine._history import History, explain_and_summarise, player_column, prepare, seed_column
 from engine.errors import InvalidConfigError, InvalidHistoryError
 
 #: Ratings of the classic con/a table (``../shared/rules/egf_old_con_a_table.csv``).
@@ -50,6 +50,9 @@ CON_VALUES: tuple[float, ...] = (
 )
 #: Deflation correction of the classic system.
 EPSILON = 0.016
+#: beta(r) = -7 ln(3300 - r) is undefined from 3300: a rating made that high by a
+#: large handicap (a 2600 receiving 9 stones) is held just below it.
+BETA_CEILING = 3299.0
 #: Tournament class weights of the 2021 system.
 CLASS_WEIGHTS: Mapping[str, float] = {"A": 1.0, "B": 0.75, "C": 0.5, "D": 0.25}
 
@@ -143,7 +146,7 @@ def beta(rating: float) -> float:
     >>> round(beta(2100), 6)
     -49.630538
     """
-    return -7.0 * math.log(3300.0 - rating)
+    return -7.0 * math.log(3300.0 - min(rating, BETA_CEILING))
 
 
 def expected_2021(rating: float, opponent: float, *, handicap: int = 0) -> float:
@@ -167,7 +170,7 @@ def con_2021(rating: float) -> float:
     >>> round(con_2021(2100), 4)
     17.5809
     """
-    return float(((3300.0 - rating) / 200.0) ** 1.6)
+    return float(((3300.0 - min(rating, BETA_CEILING)) / 200.0) ** 1.6)
 
 
 def bonus_2021(rating: float) -> float:
@@ -258,10 +261,12 @@ def _rate_kernel(
                 c1 = k1 * (score_a[g] - s1)
                 c2 = k2 * ((1.0 - score_a[g]) - s2)
             else:
+                e1 = min(e1, 3299.0)
+                e2 = min(e2, 3299.0)
                 s1 = 1.0 / (1.0 + np.exp(-7.0 * np.log(3300.0 - e2) + 7.0 * np.log(3300.0 - e1)))
                 s2 = 1.0 - s1
-                k1 = ((3300.0 - r1) / 200.0) ** 1.6
-                k2 = ((3300.0 - r2) / 200.0) ** 1.6
+                k1 = ((3300.0 - min(r1, 3299.0)) / 200.0) ** 1.6
+                k2 = ((3300.0 - min(r2, 3299.0)) / 200.0) ** 1.6
                 c1 = w * (k1 * (score_a[g] - s1) + np.log1p(np.exp((2300.0 - r1) / 80.0)) / 5.0)
                 c2 = w * (k2 * ((1.0 - score_a[g]) - s2) + np.log1p(np.exp((2300.0 - r2) / 80.0)) / 5.0)
             ra[g] = r1
@@ -394,29 +399,25 @@ def _frames(h: History, names: list[str], federation: str, *arrays: npt.NDArray[
     g = h.games
     meta = pl.DataFrame({"comp_idx": h.competitions["comp_idx"], "rule_set": pl.Series(names, dtype=pl.Utf8)})
     cols = ["competition_id", "comp_idx", "game_idx", "round", "source_line"]
-    side_a = g.select(*cols, pl.col("player_a").alias("player_id"), pl.col("player_b").alias("opponent_id"),
+    side_a = g.select(*cols, pl.col("player_a").alias("player_id"), pl.col("a_rank").alias("prank"),
+                      pl.col("player_b").alias("opponent_id"),
                       pl.col("handicap"), pl.col("score_a").alias("score")).with_columns(
         rating=ra, opponent_rating=rb, expected=sea, k=ka, contribution=cta, rating_after=aa)
-    side_b = g.select(*cols, pl.col("player_b").alias("player_id"), pl.col("player_a").alias("opponent_id"),
+    side_b = g.select(*cols, pl.col("player_b").alias("player_id"), pl.col("b_rank").alias("prank"),
+                      pl.col("player_a").alias("opponent_id"),
                       (-pl.col("handicap")).alias("handicap"), (1.0 - pl.col("score_a")).alias("score")).with_columns(
         rating=rb, opponent_rating=ra, expected=seb, k=kb, contribution=ctb, rating_after=ab)
     rows = pl.concat([side_a, side_b]).join(meta, on="comp_idx").with_columns(
         pl.lit(federation).alias("federation"), pl.lit(None, pl.Utf8).alias("period")
     )
-    explanations = conform(rows.sort(["comp_idx", "player_id", "round", "game_idx"]), EXPLANATIONS_SCHEMA)
-    changes = (
-        rows.group_by(["comp_idx", "competition_id", "player_id", "rule_set"])
-        .agg(
-            pl.col("rating").first().alias("rating_before"),
-            pl.len().cast(pl.Int64).alias("games"),
-            pl.col("score").sum(),
-            pl.col("expected").sum(),
-            pl.col("k").first(),
-            pl.col("contribution").sum().alias("change"),
-            pl.col("rating_after").first(),
-        )
-        .with_columns(pl.lit(federation).alias("federation"))
-        .sort(["comp_idx", "player_id"])
+    ordered, summary = explain_and_summarise(
+        rows, group="comp_idx", n_players=len(h.player_ids),
+        firsts=["competition_id", "player_id", "rule_set", "rating", "k", "rating_after"],
+        sums=["score", "expected", "contribution"],
+    )
+    explanations = conform(ordered, EXPLANATIONS_SCHEMA)
+    changes = summary.rename({"rating": "rating_before", "contribution": "change"}).with_columns(
+        pl.lit(federation).alias("federation")
     )
     return conform(changes, RATING_CHANGES_SCHEMA), explanations
 

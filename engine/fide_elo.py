@@ -32,7 +32,7 @@ import polars as pl
 
 from engine import rulesets
 from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATING_LIST_SCHEMA, RATINGS_SCHEMA, conform
-from engine._history import History, player_column, prepare, seed_column
+from engine._history import History, explain_and_summarise, player_column, prepare, seed_column
 
 #: Upper bounds of the rating-difference bands of the PD table (B02 8.1.2; table
 #: ``../shared/rules/fide_expected_score_table_PD.csv``); above the last: PD 1.00.
@@ -299,7 +299,8 @@ def _rule_set_table(names: Sequence[str]) -> npt.NDArray[np.float64]:
     return np.array(rows, dtype=np.float64).reshape(len(names), len(_RS_FIELDS))
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+# Inlined: a call passing arrays costs reference counting on every game.
+@numba.njit(cache=True, nogil=True, inline="always")  # type: ignore[misc]
 def _lookup(ev_last: Any, ev_prev: Any, ev_day: Any, ev_rating: Any, p: int, day: int) -> float:  # pragma: no cover
     e = ev_last[p]
     while e >= 0 and ev_day[e] > day:
@@ -307,7 +308,8 @@ def _lookup(ev_last: Any, ev_prev: Any, ev_day: Any, ev_rating: Any, p: int, day
     return ev_rating[e] if e >= 0 else np.nan
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+# Inlined: a call passing arrays costs reference counting on every game.
+@numba.njit(cache=True, nogil=True, inline="always")  # type: ignore[misc]
 def _pd100_nb(diff: float, higher: bool, cap: bool, upper: Any) -> int:  # pragma: no cover
     d = int(np.floor(abs(diff) + 0.5))
     if cap and d > 400:
@@ -324,7 +326,8 @@ def _pd100_nb(diff: float, higher: bool, cap: bool, upper: Any) -> int:  # pragm
     return high if higher else 100 - high
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+# Inlined: a call passing arrays costs reference counting on every game.
+@numba.njit(cache=True, nogil=True, inline="always")  # type: ignore[misc]
 def _k_of(p: int, rs: Any, rating: float, games: Any, seed_k: Any, engine_rated: Any, rated_max: Any,
           birth_year: Any, year: int, n_period: int) -> int:  # pragma: no cover
     if seed_k[p] > 0 and not engine_rated[p]:
@@ -391,6 +394,9 @@ def _rate_kernel(
     maxg = np.full(n_players, -1, dtype=np.int64)
     touched = np.empty(n_players, dtype=np.int64)
     last_rs = np.zeros(n_players, dtype=np.int64)
+    pool_mark = np.full(n_players, -1, dtype=np.int64)
+    kmark = np.full(n_players, -1, dtype=np.int64)
+    kval = np.zeros(n_players, dtype=np.int64)
     for q in range(period_offsets.shape[0] - 1):
         c0 = period_offsets[q]
         c1 = period_offsets[q + 1]
@@ -443,6 +449,7 @@ def _rate_kernel(
                         pool_len[pa] += 1
                         cnta[g] = 2
                         last_rs[pa] = comp_rs[c]
+                        pool_mark[pa] = q
                     elif np.isnan(rb[g]) and not np.isnan(ra[g]):
                         slot = 2 * g + 1
                         pool_next[slot] = pool_head[pb]
@@ -450,6 +457,7 @@ def _rate_kernel(
                         pool_len[pb] += 1
                         cntb[g] = 2
                         last_rs[pb] = comp_rs[c]
+                        pool_mark[pb] = q
                     continue
                 d = ra[g] - rb[g]
                 if rs[0] == 1.0:
@@ -462,12 +470,17 @@ def _rate_kernel(
                 pb100 = _pd100_nb(d, d <= 0, cap_b, upper)
                 pda[g] = pa100
                 pdb[g] = pb100
-                cur_a = ev_rating[ev_last[pa]]
-                cur_b = ev_rating[ev_last[pb]]
-                ka[g] = _k_of(pa, rs, cur_a, games, seed_k, engine_rated, rated_max, birth_year,
-                              period_year[q], n_period[pa])
-                kb[g] = _k_of(pb, rs, cur_b, games, seed_k, engine_rated, rated_max, birth_year,
-                              period_year[q], n_period[pb])
+                # K is fixed per player and tournament: computed at a player's first game in it
+                if kmark[pa] != c:
+                    kmark[pa] = c
+                    kval[pa] = _k_of(pa, rs, ev_rating[ev_last[pa]], games, seed_k, engine_rated, rated_max,
+                                     birth_year, period_year[q], n_period[pa])
+                if kmark[pb] != c:
+                    kmark[pb] = c
+                    kval[pb] = _k_of(pb, rs, ev_rating[ev_last[pb]], games, seed_k, engine_rated, rated_max,
+                                     birth_year, period_year[q], n_period[pb])
+                ka[g] = kval[pa]
+                kb[g] = kval[pb]
                 cnta[g] = 1
                 cntb[g] = 1
                 num[pa] += ka[g] * (50 * score2[g] - pa100)
@@ -490,10 +503,10 @@ def _rate_kernel(
             if new > rated_max[p]:
                 rated_max[p] = new
             engine_rated[p] = True
-        # pass 5: unrated players who added games may now earn an initial rating
+        # pass 5: unrated players who added games this period may now earn an initial rating
         for i in range(n_touched):
             p = touched[i]
-            if pool_head[p] < 0:
+            if pool_head[p] < 0 or pool_mark[p] != q:
                 continue
             if ev_last[p] >= 0:
                 # rated meanwhile (e.g. by an earlier period): the pool is void
@@ -682,13 +695,13 @@ def rate_history(
         _rule_set_table(rs_unique), np.array(PD_UPPER, dtype=np.int64), np.array(DP_TABLE, dtype=np.int64),
     )
     ra, rb, pda, pdb, ka, kb, cnta, cntb, aft_a, aft_b, final, games_out, rmax_out = out
-    changes, explanations = _frames(g, comps, rs_names, federation, ra, rb, pda, pdb, ka, kb, cnta, cntb, aft_a, aft_b)
+    changes, explanations = _frames(g, comps, rs_names, federation, len(ids), ra, rb, pda, pdb, ka, kb, cnta, cntb, aft_a, aft_b)
     ratings = _ratings_frame(h, g, comps, start, players, federation, final, games_out, rmax_out, config, periods)
     return changes, explanations, ratings
 
 
 def _frames(
-    g: pl.DataFrame, comps: pl.DataFrame, rs_names: list[str], federation: str,
+    g: pl.DataFrame, comps: pl.DataFrame, rs_names: list[str], federation: str, n_players: int,
     ra: Any, rb: Any, pda: Any, pdb: Any, ka: Any, kb: Any, cnta: Any, cntb: Any, aft_a: Any, aft_b: Any,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     meta = comps.select(
@@ -697,14 +710,14 @@ def _frames(
         pl.Series("rule_set", rs_names, dtype=pl.Utf8),
     )
     base = g.select("competition_id", "k_idx", "game_idx", "round", "handicap", "source_line", "player_a", "player_b",
-                    "score_a")
+                    "score_a", "a_rank", "b_rank")
 
-    def side(player: str, opp: str, score: pl.Expr, r: Any, ro: Any, pd: Any, k: Any, cnt: Any, aft: Any,
+    def side(player: str, opp: str, rank: str, score: pl.Expr, r: Any, ro: Any, pd: Any, k: Any, cnt: Any, aft: Any,
              hsign: int) -> pl.DataFrame:
         pdf = pl.Series(pd, dtype=pl.Float64)
         return base.select(
             "competition_id", "k_idx", "game_idx", "round", "source_line",
-            pl.col(player).alias("player_id"), pl.col(opp).alias("opponent_id"),
+            pl.col(player).alias("player_id"), pl.col(rank).alias("prank"), pl.col(opp).alias("opponent_id"),
             (pl.col("handicap") * hsign).alias("handicap"), score.alias("score"),
         ).with_columns(
             rating=pl.Series(r, dtype=pl.Float64).fill_nan(None),
@@ -716,31 +729,22 @@ def _frames(
         )
 
     rows = pl.concat([
-        side("player_a", "player_b", pl.col("score_a"), ra, rb, pda, ka, cnta, aft_a, 1),
-        side("player_b", "player_a", 1.0 - pl.col("score_a"), rb, ra, pdb, kb, cntb, aft_b, -1),
+        side("player_a", "player_b", "a_rank", pl.col("score_a"), ra, rb, pda, ka, cnta, aft_a, 1),
+        side("player_b", "player_a", "b_rank", 1.0 - pl.col("score_a"), rb, ra, pdb, kb, cntb, aft_b, -1),
     ]).filter(pl.col("cnt") > 0).join(meta, on="k_idx").with_columns(
         pl.lit(federation).alias("federation"),
         (pl.col("k") * (pl.col("score") - pl.col("expected"))).alias("contribution"),
     )
-    explanations = conform(rows.sort(["k_idx", "player_id", "round", "game_idx"]), EXPLANATIONS_SCHEMA)
-    changes = (
-        rows.group_by(["k_idx", "competition_id", "period", "player_id", "rule_set"])
-        .agg(
-            pl.col("rating").first().alias("rating_before"),
-            pl.len().cast(pl.Int64).alias("games"),
-            pl.col("score").sum(),
-            pl.col("expected").sum().alias("expected"),
-            pl.col("k").first(),
-            pl.col("contribution").sum().alias("change"),
-            pl.col("rating_after").first(),
-            pl.col("cnt").first(),
-        )
-        .with_columns(
-            pl.when(pl.col("cnt") == 1).then(pl.col("expected")).otherwise(None).alias("expected"),
-            pl.when(pl.col("cnt") == 1).then(pl.col("change")).otherwise(None).alias("change"),
-            pl.lit(federation).alias("federation"),
-        )
-        .sort(["k_idx", "player_id"])
+    ordered, summary = explain_and_summarise(
+        rows, group="k_idx", n_players=n_players,
+        firsts=["competition_id", "period", "player_id", "rule_set", "rating", "k", "rating_after", "cnt"],
+        sums=["score", "expected", "contribution"],
+    )
+    explanations = conform(ordered, EXPLANATIONS_SCHEMA)
+    changes = summary.rename({"rating": "rating_before", "contribution": "change"}).with_columns(
+        pl.when(pl.col("cnt") == 1).then(pl.col("expected")).otherwise(None).alias("expected"),
+        pl.when(pl.col("cnt") == 1).then(pl.col("change")).otherwise(None).alias("change"),
+        pl.lit(federation).alias("federation"),
     )
     return conform(changes, RATING_CHANGES_SCHEMA), explanations
 
@@ -785,6 +789,8 @@ def _ratings_frame(
         "played": last_day["end_date"],
         "seed_last": seed_column(start, ids, "last_played", pl.Utf8()),
         "age": (as_of.year if as_of else 0) - birth,
+        "seed_k": seed_column(start, ids, "k", pl.Int32()),
+        "seed_games": seed_column(start, ids, "games", pl.Int64()).fill_null(0),
     }).with_columns(
         pl.when(pl.col("rated_max").is_infinite() | pl.col("rating").is_null()).then(None)
         .otherwise(pl.col("rated_max")).alias("rated_max"),
@@ -793,7 +799,12 @@ def _ratings_frame(
     frame = frame.with_columns(
         pl.lit(federation).alias("federation"),
         pl.lit(as_of, pl.Date).alias("as_of"),
-        list_k(pl.col("rating"), pl.col("games"), pl.col("rated_max"), pl.col("age"), rule_set).alias("k"),
+        # A player the history never rated keeps the K of the seeded list (it may rest on
+        # facts the list does not carry, such as a past 2400); others get the rules' K.
+        pl.when(pl.col("seed_k").is_not_null() & (pl.col("games") == pl.col("seed_games")))
+        .then(pl.col("seed_k"))
+        .otherwise(list_k(pl.col("rating"), pl.col("games"), pl.col("rated_max"), pl.col("age"), rule_set))
+        .alias("k"),
         _status(pl.col("rating"), pl.col("last_played"), as_of).alias("status"),
     )
     return conform(frame, RATINGS_SCHEMA)

@@ -74,7 +74,8 @@ def test_expected_score_is_symmetric() -> None:
         (1100, 51, 20.0),
         (1499, 10, 30.0),
         (1500, 10, 24.0),
-        (1999, 63, 16.0),  # 37 before + 26 in the event: K 20/16 for the whole event
+        (1100, 63, 20.0),  # RULES.md: 37 games before a 26-game event -> K 20 for the whole event
+        (1999, 63, 16.0),
         (2400, 10, 24.0),  # nothing published above 2000: the 1500-1999 band continues
     ],
 )
@@ -221,3 +222,29 @@ def test_inactivity_applies_at_the_season_change_and_is_versioned() -> None:
 def test_unknown_federation_is_a_domain_error() -> None:
     with pytest.raises(engine.UnknownFederationError):
         engine.rate_history("xyz", pl.DataFrame(), pl.DataFrame(), pl.DataFrame())
+
+
+def test_a_rule_set_of_another_system_cannot_be_pinned() -> None:
+    comps = pl.DataFrame({"competition_id": ["C"], "start_date": [date(2025, 10, 1)], "end_date": [date(2025, 10, 1)]})
+    games = pl.DataFrame({"competition_id": ["C"], "player_a": ["1"], "player_b": ["2"], "score_a": [1.0]})
+    with pytest.raises(InvalidConfigError, match="belongs to"):
+        engine.rate_history("ajusc", comps, games, pl.DataFrame(), config={"rule_set": "fide-2024"})
+    with pytest.raises(engine.UnknownRuleSetError):
+        engine.rate_history("ajusc", comps, games, pl.DataFrame(), config={"rule_set": "nope"})
+
+
+def test_integer_ids_are_read_as_strings() -> None:
+    comps = pl.DataFrame({"competition_id": [191], "start_date": [date(2025, 10, 1)], "end_date": [date(2025, 10, 1)]})
+    games = pl.DataFrame({"competition_id": [191], "player_a": [1], "player_b": [2], "score_a": [1.0]})
+    start = pl.DataFrame({"player_id": [1, 2], "rating": [1000, 1000], "games": [60, 60]})
+    run = engine.rate_history("ajusc", comps, games, start)
+    assert run.changes.select("competition_id", "player_id", "rating_after").rows() == [
+        ("191", "1", 1010.0), ("191", "2", 990.0)]
+
+
+def test_list_status_without_a_season_follows_the_code() -> None:
+    ratings = pl.DataFrame({"player_id": ["1", "2"], "rating": [1200.0, 1200.0], "games": [100, 100],
+                            "status": ["inact", "inactive"], "last_played": [None, None]},
+                           schema_overrides={"last_played": pl.Utf8})
+    listed = engine.rating_list("ajusc", ratings, as_of=date(2026, 1, 1))
+    assert listed["status"].to_list() == ["inactive", "inactive"]
