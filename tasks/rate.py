@@ -42,11 +42,38 @@ def merged_history(history: warehouse.History, batch: FederationBatch) -> tuple[
     return accepted, rated_games, players
 
 
+def own_declared_ratings(players: pl.DataFrame, federation: str) -> pl.DataFrame:
+    """Keep a file's declared rating only where it comes from this federation's own list.
+
+    DESIGN.md: a newcomer starts from what the file declares when it is the same
+    federation's rating (a TRF rating for FIDE, an OpenGotha rating whose origin is
+    the EGF); a national list's rating (FFG, ...) is ignored and the federation's rule
+    for newcomers applies (EGF: from the declared grade). Unsaid origin: the file's own.
+
+    Examples
+    --------
+    >>> p = pl.DataFrame({"player_id": ["a", "b", "c"], "declared_rating": [2100.0, 1500.0, 900.0],
+    ...                   "declared_rating_origin": ["EGF", "FFG", None]})
+    >>> own_declared_ratings(p, "egf").get_column("declared_rating").to_list()
+    [2100.0, None, 900.0]
+    """
+    if "declared_rating_origin" not in players.columns:
+        return players
+    origin = pl.col("declared_rating_origin").str.to_lowercase()
+    return players.with_columns(
+        pl.when(origin.is_null() | (origin == federation.lower()))
+        .then(pl.col("declared_rating"))
+        .otherwise(None)
+        .alias("declared_rating")
+    )
+
+
 def rate(history: warehouse.History, batch: FederationBatch, config: dict[str, object]) -> engine.RatingRun:
     """The engine over the merged history (pure; the task below adds logging)."""
     accepted, games, players = merged_history(history, batch)
     run = engine.rate_history(
-        batch.federation, accepted, games, history.seed, config=config, players=players
+        batch.federation, accepted, games, history.seed, config=config,
+        players=own_declared_ratings(players, batch.federation),
     )
     # The state only knows the names the seed list printed; newcomers get theirs from the files.
     names = players.select("player_id", pl.col("name").alias("_name")).filter(pl.col("_name").is_not_null())

@@ -1,0 +1,77 @@
+"""Real federations' files dropped in the inbox, through the whole nightly flow.
+
+Source: ``../shared/data/go/`` (OpenGotha saves of real EGF tournaments, see SOURCES.tsv)
+and ``../shared/data/chess/`` (real TRF16 reports).
+"""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import warehouse
+from flows.nightly import nightly
+
+
+@pytest.mark.slow
+def test_unfinished_go_tournaments_are_rejected_without_holding_up_the_batch(
+    shared_data: Path, sqlite_url: str, tmp_path: Path
+) -> None:
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for name in ("opengotha_frioul_2018.xml", "opengotha_egc2024_main_open_partial.xml",
+                 "opengotha_bogazici_istanbul_2024_partial.xml"):
+        shutil.copy(shared_data / "go" / name, inbox)
+
+    summary = nightly(inbox=str(inbox), warehouse_url=sqlite_url, as_of=date(2024, 12, 31),
+                      reports_dir=str(tmp_path / "reports"))
+
+    statuses = summary.competitions["egf"]
+    assert len(statuses) == 3
+    by_source = {}
+    db = warehouse.get_engine(sqlite_url)
+    for cid, status in statuses.items():
+        detail = warehouse.competition_report(db, cid, federation="egf")
+        by_source[detail.competition["source"]] = (cid, status, detail)
+    frioul = by_source["opengotha_frioul_2018.xml"]
+    egc = by_source["opengotha_egc2024_main_open_partial.xml"]
+    bogazici = by_source["opengotha_bogazici_istanbul_2024_partial.xml"]
+    assert frioul[1].startswith("accepted") and frioul[2].changes.height > 0
+    assert egc[1] == "rejected" and bogazici[1] == "rejected"
+
+    # The report of the unfinished EGC names every game whose result is unknown, by its XML line.
+    unknown_lines = egc[2].games.filter(pl.col("status") == "unknown").get_column("source_line").to_list()
+    assert unknown_lines
+    report = (tmp_path / "reports" / "egf" / f"{egc[0]}.md").read_text(encoding="utf-8")
+    for line in unknown_lines:
+        assert str(line) in report
+    assert "quality.rounds_missing" in (tmp_path / "reports" / "egf" / f"{bogazici[0]}.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_real_trf_files_are_rated_for_fide(shared_data: Path, sqlite_url: str, tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for name in ("san_viator_madrid_2018_B.trf", "karl_mala_frankfurt_2005.trf"):
+        shutil.copy(shared_data / "chess" / name, inbox)
+
+    summary = nightly(inbox=str(inbox), warehouse_url=sqlite_url, as_of=date(2018, 12, 31),
+                      reports_dir=str(tmp_path / "reports"))
+
+    statuses = summary.competitions["fide"]
+    assert len(statuses) == 2
+    db = warehouse.get_engine(sqlite_url)
+    changes = warehouse.rating_changes(db, "fide")
+    rated = set(changes.get_column("competition_id"))
+    accepted = {cid for cid, status in statuses.items() if status.startswith("accepted")}
+    # Both tournaments have games between rated players: each accepted one moved ratings.
+    assert accepted and accepted <= rated
+    # Forfeits are never rated: every explained game of San Viator was played over the board.
+    for cid in accepted:
+        detail = warehouse.competition_report(db, cid, federation="fide")
+        forfeits = detail.games.filter(pl.col("status") == "forfeit")
+        assert not forfeits.get_column("rated").fill_null(False).any()
