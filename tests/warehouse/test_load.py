@@ -265,3 +265,32 @@ def test_history_of_empty_federation(engine: Engine) -> None:
     assert (h.seed.height, h.competitions.height, h.games.height, h.players.height) == (0, 0, 0, 0)
     assert "rated" in h.games.columns and "source_line" in h.games.columns
 
+
+
+def test_unchanged_rating_run_rewrites_nothing(engine: Engine, tiny_batch: Callable[..., LoadBatch]) -> None:
+    batch = _derived(tiny_batch())
+    load_batch(engine, batch)
+    statements: list[str] = []
+
+    def record(conn: object, cursor: object, statement: str, *_: object) -> None:
+        statements.append(statement)
+
+    sa.event.listen(engine, "before_cursor_execute", record)
+    try:
+        load_batch(engine, batch)
+        assert not [s for s in statements if s.startswith("DELETE FROM")]
+        load_batch(engine, _derived(tiny_batch(), bump=0.5))
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", record)
+    deleted = {s.split()[2] for s in statements if s.startswith("DELETE FROM")}
+    assert {"rating_changes", "explanations", "ratings"} <= deleted
+
+
+def test_concurrent_loads_of_one_batch_load_it_once(engine: Engine, fide_batch: LoadBatch) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        results = list(pool.map(lambda _: load_batch(engine, fide_batch), range(3)))
+    assert sorted(r.files_loaded for r in results) == [0, 0, 89]
+    assert sorted(r.files_skipped for r in results) == [0, 89, 89]
+    assert count(engine, "games") == 621
