@@ -263,7 +263,7 @@ def _replace_derived(
     if not plans:
         return
     state = _T_DERIVED_STATE
-    recorded = dict(
+    recorded: dict[str, str] = dict(
         conn.execute(sa.select(state.c.table_name, state.c.content_sha256).where(state.c.federation == federation)).all()
     )
     for rows, table in plans:

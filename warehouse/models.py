@@ -54,7 +54,7 @@ __all__ = [
 # Alembic's type comparison sees no drift (``sa.Double`` is DOUBLE PRECISION on
 # PostgreSQL; a bare ``Float`` would reflect back as another type).
 _TEXT = sa.String()
-_DOUBLE = sa.Double()
+_DOUBLE: sa.Double[float] = sa.Double()
 _TS = sa.DateTime(timezone=True)
 
 metadata = SQLModel.metadata

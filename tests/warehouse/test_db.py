@@ -43,7 +43,7 @@ def test_redact(url: str, expected: str) -> None:
     assert redact(url) == expected
 
 
-@given(st.text(alphabet=st.characters(blacklist_characters="@/:?#[] \n\r\t%", blacklist_categories=("Cs",)),
+@given(st.text(alphabet=st.characters(blacklist_characters="@/:?#[] \n\r\t%", blacklist_categories=["Cs"]),
                min_size=1, max_size=30))
 def test_redact_never_shows_a_password(password: str) -> None:
     url = f"postgresql+psycopg://ratings:{password}xQz@db.example:5432/ratings"

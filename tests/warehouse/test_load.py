@@ -110,7 +110,7 @@ def _file_level(batch: LoadBatch, name: str, digest: str, message: str) -> LoadB
     finding = conform(
         pl.DataFrame({"federation": ["ajusc"], "rule": ["format.unreadable"], "severity": ["reject"],
                       "message": [message], "source": [name], "line": [3], "field": ["score_a"]}),
-        batch.findings.schema,  # type: ignore[arg-type]
+        batch.findings.schema,
     )
     files = pl.concat([batch.files, pl.DataFrame({"source": [name], "source_sha256": [digest],
                                                   "format": [None], "n_findings": [1]})], how="diagonal_relaxed")
