@@ -175,10 +175,9 @@ def migrate(engine: Engine) -> str | None:
     script = ScriptDirectory.from_config(cfg)
     head = script.get_current_head()
     where = redact(engine.url)
-    with engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            # Two processes starting at once must not both create the tables.
-            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
+    with _locked(engine, _MIGRATION_LOCK) as conn:
+        # Two processes starting at once must not both create the tables: the
+        # revision is read under the lock.
         before = current_revision(conn)
         if before == head:
             return before
@@ -271,6 +270,18 @@ def get_engine(url: str | None = None, *, migrate_schema: bool = True) -> Engine
 
 
 @contextmanager
+def _locked(engine: Engine, key: int) -> Iterator[Connection]:
+    """A transaction that holds the writers' lock from its first statement."""
+    with engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            conn = conn.execution_options(sqlite_begin="IMMEDIATE")
+        with conn.begin():
+            if conn.dialect.name == "postgresql":
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+            yield conn
+
+
+@contextmanager
 def write_transaction(engine: Engine) -> Iterator[Connection]:
     """One serialised write transaction: commit on success, roll back on any error.
 
@@ -278,10 +289,5 @@ def write_transaction(engine: Engine) -> Iterator[Connection]:
     interleave: SQLite takes its write lock at BEGIN (``BEGIN IMMEDIATE``);
     PostgreSQL takes a transaction-scoped advisory lock. Readers are never blocked.
     """
-    with engine.connect() as conn:
-        if conn.dialect.name == "sqlite":
-            conn = conn.execution_options(sqlite_begin="IMMEDIATE")
-        with conn.begin():
-            if conn.dialect.name == "postgresql":
-                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _WRITE_LOCK})
-            yield conn
+    with _locked(engine, _WRITE_LOCK) as conn:
+        yield conn

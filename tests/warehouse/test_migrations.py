@@ -84,3 +84,27 @@ def test_read_only_open_refuses_pending_migrations(tmp_path: Path) -> None:
         get_engine(url, migrate_schema=False)
     get_engine(url).dispose()
     get_engine(url, migrate_schema=False).dispose()
+
+
+def _open_at_once(url: str, n: int = 4) -> list[str | None]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def open_one(_: int) -> str | None:
+        engine = get_engine(url)
+        with engine.connect() as conn:
+            revision = current_revision(conn)
+        engine.dispose()
+        return revision
+
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        return list(pool.map(open_one, range(n)))
+
+
+def test_concurrent_first_opens_migrate_once_sqlite(tmp_path: Path) -> None:
+    assert _open_at_once(f"sqlite:///{tmp_path / 'race.db'}") == [head_revision()] * 4
+
+
+@pytest.mark.postgres
+def test_concurrent_first_opens_migrate_once_postgres(pg_server_url: str) -> None:
+    with temporary_postgres_database(pg_server_url, prefix="ratings_race_") as url:
+        assert _open_at_once(url) == [head_revision()] * 4
