@@ -184,7 +184,7 @@ def migrate(engine: Engine) -> str | None:
         if before is not None:
             try:
                 script.get_revision(before)
-            except Exception as exc:  # noqa: BLE001 - alembic raises several kinds
+            except Exception as exc:
                 raise MigrationError(
                     f"warehouse {where} is at schema revision {before!r}, unknown to this program "
                     f"(head {head!r}): upgrade the program, or point it at another warehouse"
@@ -236,7 +236,7 @@ def get_engine(url: str | None = None, *, migrate_schema: bool = True) -> Engine
     raw = url or os.environ.get("RATINGS_WAREHOUSE_URL") or DEFAULT_URL
     try:
         parsed = _normalise(raw)
-    except Exception as exc:  # noqa: BLE001 - ArgumentError and friends
+    except Exception:  # noqa: BLE001 - ArgumentError and friends
         raise WarehouseUnavailableError(f"not a database URL: {redact(raw)}") from None
     kwargs: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):

@@ -20,7 +20,6 @@ from formats.schema import (
     RATING_CHANGES_SCHEMA,
     RATING_LIST_SCHEMA,
     RATINGS_SCHEMA,
-    conform,
     empty,
 )
 from warehouse.bulk import insert_frame, next_id, read_frame

@@ -17,7 +17,15 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, FINDINGS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA, conform, empty
+from formats.schema import (
+    BYES_SCHEMA,
+    COMPETITIONS_SCHEMA,
+    FINDINGS_SCHEMA,
+    GAMES_SCHEMA,
+    PLAYERS_SCHEMA,
+    conform,
+    empty,
+)
 from warehouse import LoadBatch, get_engine
 from warehouse.testing import (
     postgres_required,

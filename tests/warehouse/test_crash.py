@@ -11,7 +11,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from sqlalchemy.engine import Engine
 
 from tests.warehouse.conftest import FIXTURES
 from warehouse import LoadBatch, get_engine, load_batch

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Callable
-from pathlib import Path
 
 import polars as pl
 import pytest
