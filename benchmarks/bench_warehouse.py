@@ -114,7 +114,8 @@ def bench(url: str, batch: LoadBatch) -> None:
     t3 = time.perf_counter()
     engine.dispose()
     elapsed = t1 - t0
-    print(f"{redact(url).split(':')[0]:>20}: load_batch {result.games_loaded:,} games + derived "
+    what = "games" if batch.changes is None else "games + derived"
+    print(f"{redact(url).split(':')[0]:>20}: load_batch {result.games_loaded:,} {what} "
           f"({rows:,} rows in all) in {elapsed:.1f} s = {result.games_loaded / elapsed:,.0f} games/s, "
           f"{rows / elapsed:,.0f} rows/s; re-send no-op {t2 - t1:.2f} s (skipped {again.files_skipped:,} files); "
           f"history() read {h.games.height:,} games in {t3 - t2:.1f} s")
