@@ -105,8 +105,8 @@ def read_frame(
     assert cursor is not None
     columns: list[list[Any]] = [[] for _ in names]
     while chunk := cursor.fetchmany(_CHUNK):
-        for column, values in zip(columns, zip(*chunk, strict=True), strict=True):
-            column.extend(values)
+        for column, fetched in zip(columns, zip(*chunk, strict=True), strict=True):
+            column.extend(fetched)
     result.close()
     series = []
     for name, values in zip(names, columns, strict=True):

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import polars as pl
 import sqlalchemy as sa
@@ -84,6 +86,8 @@ _T_DERIVED_STATE = DerivedState.__table__  # type: ignore[attr-defined]
 
 _VALIDATION_STATUSES = ("accepted", "rejected")
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class LoadBatch:
@@ -111,6 +115,16 @@ class LoadResult:
     competitions_superseded: int  #: older versions marked ``superseded``
     games_loaded: int  #: game rows inserted
     load_id: int | None = field(default=None)  #: row in ``loads`` (None: nothing new)
+
+
+#: Bound parameters per IN list: SQLite allows 32,766 per statement, PostgreSQL 65,535.
+_IN_LIST = 5_000
+
+
+def _parts(values: list[T]) -> Iterator[list[T]]:
+    """``values`` in slices short enough for one ``IN (...)`` on either database."""
+    for start in range(0, len(values), _IN_LIST):
+        yield values[start : start + _IN_LIST]
 
 
 def _now() -> dt.datetime:
@@ -392,12 +406,13 @@ def load_batch(engine: Engine, batch: LoadBatch) -> LoadResult:
         shas = files["source_sha256"].to_list()
         seen = {
             (cid, sha)
+            for part in _parts(shas)
             for cid, sha in conn.execute(
                 sa.select(_T_LEDGER.c.competition_id, _T_LEDGER.c.source_sha256).where(
-                    _T_LEDGER.c.federation == fed, _T_LEDGER.c.source_sha256.in_(shas)
+                    _T_LEDGER.c.federation == fed, _T_LEDGER.c.source_sha256.in_(part)
                 )
             )
-        } if shas else set()
+        }
         comp_keys = list(zip(comps["competition_id"].to_list(), comps["source_sha256"].to_list(), strict=True))
         new_comps = comps.filter(pl.Series([key not in seen for key in comp_keys], dtype=pl.Boolean))
         shas_with_comps = set(comps["source_sha256"].to_list())
@@ -414,14 +429,14 @@ def load_batch(engine: Engine, batch: LoadBatch) -> LoadResult:
         # Versions already in the warehouse for the competitions arriving now.
         new_ids = new_comps["competition_id"].to_list()
         prior: dict[str, tuple[int, int | None]] = {}
-        if new_ids:
-            current = sa.case((_T_COMPETITIONS.c.status != "superseded", _T_COMPETITIONS.c.id))
+        current = sa.case((_T_COMPETITIONS.c.status != "superseded", _T_COMPETITIONS.c.id))
+        for part in _parts(new_ids):
             query = (
                 sa.select(_T_COMPETITIONS.c.competition_id, sa.func.max(_T_COMPETITIONS.c.version), sa.func.max(current))
-                .where(_T_COMPETITIONS.c.federation == fed, _T_COMPETITIONS.c.competition_id.in_(new_ids))
+                .where(_T_COMPETITIONS.c.federation == fed, _T_COMPETITIONS.c.competition_id.in_(part))
                 .group_by(_T_COMPETITIONS.c.competition_id)
             )
-            prior = {cid: (int(version), key) for cid, version, key in conn.execute(query)}
+            prior.update({cid: (int(version), key) for cid, version, key in conn.execute(query)})
         superseded = [key for _, key in prior.values() if key is not None]
 
         load_id = next_id(conn, _T_LOADS)
@@ -452,9 +467,9 @@ def load_batch(engine: Engine, batch: LoadBatch) -> LoadResult:
                 games_loaded=new_games.height,
             )
         )
-        if superseded:
+        for part in _parts(superseded):
             conn.execute(
-                sa.update(_T_COMPETITIONS).where(_T_COMPETITIONS.c.id.in_(superseded)).values(status="superseded")
+                sa.update(_T_COMPETITIONS).where(_T_COMPETITIONS.c.id.in_(part)).values(status="superseded")
             )
         insert_frame(conn, _T_COMPETITIONS, new_comps)
 

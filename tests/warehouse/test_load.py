@@ -293,3 +293,16 @@ def test_concurrent_loads_of_one_batch_load_it_once(engine: Engine, fide_batch: 
     assert sorted(r.files_loaded for r in results) == [0, 0, 89]
     assert sorted(r.files_skipped for r in results) == [0, 89, 89]
     assert count(engine, "games") == 621
+
+
+def test_batch_larger_than_an_in_list(sqlite_engine: Engine, monkeypatch: pytest.MonkeyPatch,
+                                      fide_batch: LoadBatch) -> None:
+    """Lookups go in slices: a backfill of more files than one IN (...) may hold still loads."""
+    import warehouse.load
+
+    monkeypatch.setattr(warehouse.load, "_IN_LIST", 7)
+    load_batch(sqlite_engine, fide_batch)
+    once = table_rows(sqlite_engine)
+    assert load_batch(sqlite_engine, fide_batch).files_skipped == 89
+    assert table_rows(sqlite_engine) == once
+    assert len(once["competitions"]) == 89
