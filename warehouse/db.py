@@ -199,7 +199,14 @@ def migrate(engine: Engine) -> str | None:
                     "(alembic_version): refusing to migrate a schema made by hand"
                 )
         cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "head")
+        try:
+            command.upgrade(cfg, "head")
+        except sa.exc.DBAPIError as exc:
+            # The transaction rolls back whole (DDL is transactional on both databases).
+            raise MigrationError(
+                f"migrating warehouse {where} from {before!r} to {head!r} failed: "
+                f"{_scrub(str(exc.orig), engine.url)}"
+            ) from None
     return before
 
 

@@ -108,3 +108,21 @@ def test_concurrent_first_opens_migrate_once_sqlite(tmp_path: Path) -> None:
 def test_concurrent_first_opens_migrate_once_postgres(pg_server_url: str) -> None:
     with temporary_postgres_database(pg_server_url, prefix="ratings_race_") as url:
         assert _open_at_once(url) == [head_revision()] * 4
+
+
+def test_failed_migration_is_one_line_and_rolls_back(tmp_path: Path) -> None:
+    """A migration the database refuses leaves it untouched and says why, in one line."""
+    url = f"sqlite:///{tmp_path / 'readonly.db'}"
+    raw = sa.create_engine(url)
+    with raw.begin() as conn:
+        # An unrelated table is fine to have; a view named like one of ours is not.
+        conn.execute(sa.text("CREATE VIEW federations AS SELECT 1 AS id"))
+    raw.dispose()
+    with pytest.raises(MigrationError) as info:
+        get_engine(url)
+    message = str(info.value)
+    assert message.startswith(f"migrating warehouse {url} from None to '{head_revision()}' failed: ")
+    assert "\n" not in message
+    raw = sa.create_engine(url)
+    assert sa.inspect(raw).get_table_names() == []
+    raw.dispose()
