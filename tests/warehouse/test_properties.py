@@ -13,7 +13,7 @@ from tests.warehouse.conftest import FIXTURES, batch_from_interchange
 from warehouse import get_engine, load_batch
 from warehouse.testing import table_rows
 
-#: Two versions of one competition and two other competitions (our own fixtures + a FIDE-like third).
+#: Our own fixtures: two versions of one competition, and a second competition.
 FILES = ["ajusc-open.results.csv", "ajusc-open-corrected.results.csv", "ajusc-lliga.results.csv"]
 
 
@@ -27,6 +27,7 @@ def _load_all(sequence: list[str]) -> dict[str, list[tuple[object, ...]]]:
     return rows
 
 
+@pytest.mark.slow
 @pytest.mark.hypothesis
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(FILES), min_size=1, max_size=6))
