@@ -52,6 +52,7 @@ from warehouse.models import (
 )
 
 __all__ = [
+    "DERIVED_BLOCK",
     "FILES_SCHEMA",
     "LoadBatch",
     "LoadResult",
@@ -193,6 +194,13 @@ def _own(frame: pl.DataFrame | None, schema: dict[str, pl.DataType], federation:
     return out
 
 
+def _one_row_per_player(rows: pl.DataFrame, what: str) -> None:
+    """A rating state has exactly one row per player id."""
+    dup = rows.filter(pl.col("player_id").is_duplicated() | pl.col("player_id").is_null())
+    if dup.height:
+        raise BatchError(f"{what}: player id {dup['player_id'][0]!r} is missing or listed twice")
+
+
 def _with_extra(frame: pl.DataFrame, base: pl.DataFrame, column: str, dtype: pl.DataType) -> pl.DataFrame:
     if column in frame.columns:
         return base.with_columns(frame[column].cast(dtype, strict=False).alias(column))
@@ -241,6 +249,17 @@ def _stage_players(conn: Connection, federation: str, players: pl.DataFrame) -> 
         conn.exec_driver_sql("DELETE FROM temp.stage_players")
 
 
+#: Rows per checksummed block of a derived table (see ``DerivedState``).
+DERIVED_BLOCK = 50_000
+
+
+def _block_digests(rows: pl.DataFrame, size: int) -> list[str]:
+    return [
+        hashlib.sha256(rows.slice(start, size).write_csv().encode()).hexdigest()
+        for start in range(0, rows.height, size)
+    ]
+
+
 def _replace_derived(
     conn: Connection,
     federation: str,
@@ -250,11 +269,12 @@ def _replace_derived(
 ) -> None:
     """Replace the federation's derived tables with the rating run's frames.
 
-    A table whose new content has the checksum recorded in ``derived_state`` is
-    left alone: the nightly run re-rates the whole history, and most nights
-    nothing changed.
+    The result is the same as deleting the federation's rows and inserting the
+    frames, but only blocks from the first one whose checksum differs from
+    ``derived_state`` are rewritten: the nightly run re-rates the whole history,
+    and most nights change nothing or only its end.
     """
-    plans: list[tuple[pl.DataFrame, sa.Table]] = []
+    plans: list[tuple[pl.DataFrame, sa.Table, int]] = []
     for frame, schema, table, what in (
         (changes, RATING_CHANGES_SCHEMA, _T_CHANGES, "changes"),
         (explanations, EXPLANATIONS_SCHEMA, _T_EXPLANATIONS, "explanations"),
@@ -265,32 +285,48 @@ def _replace_derived(
         missing = rows.filter(pl.col("competition_id").is_null() | pl.col("player_id").is_null())
         if missing.height:
             raise BatchError(f"{what} of {federation!r}: {missing.height} rows without competition_id or player_id")
-        plans.append((rows.with_row_index("seq").with_columns(pl.col("seq").cast(pl.Int64)), table))
+        plans.append((rows.with_row_index("seq").with_columns(pl.col("seq").cast(pl.Int64)), table, DERIVED_BLOCK))
     if ratings is not None:
         rows = _own(ratings, RATINGS_SCHEMA, federation, "ratings")
-        dup = rows.filter(pl.col("player_id").is_duplicated() | pl.col("player_id").is_null())
-        if dup.height:
-            raise BatchError(
-                f"ratings of {federation!r}: player id {dup['player_id'][0]!r} is missing or listed twice"
-            )
-        plans.append((rows, _T_RATINGS))
+        _one_row_per_player(rows, f"ratings of {federation!r}")
+        plans.append((rows, _T_RATINGS, max(rows.height, 1)))
     if not plans:
         return
     state = _T_DERIVED_STATE
-    recorded: dict[str, str] = dict(
-        conn.execute(sa.select(state.c.table_name, state.c.content_sha256).where(state.c.federation == federation)).all()
-    )
-    for rows, table in plans:
-        digest = hashlib.sha256(rows.write_csv().encode()).hexdigest()
-        if recorded.get(table.name) == digest:
-            continue
-        conn.execute(sa.delete(table).where(table.c.federation == federation))
-        insert_frame(conn, table, rows)
-        conn.execute(sa.delete(state).where(state.c.federation == federation, state.c.table_name == table.name))
+    recorded: dict[str, list[str]] = {}
+    for name, _, digest in conn.execute(
+        sa.select(state.c.table_name, state.c.block, state.c.content_sha256)
+        .where(state.c.federation == federation)
+        .order_by(state.c.table_name, state.c.block)
+    ):
+        recorded.setdefault(name, []).append(digest)
+    for rows, table, size in plans:
+        digests = _block_digests(rows, size)
+        old = recorded.get(table.name, [])
+        first = next((i for i, (a, b) in enumerate(zip(digests, old, strict=False)) if a != b), min(len(digests), len(old)))
+        if first == len(digests) == len(old):
+            continue  # unchanged
+        keep = first * size
+        if "seq" in rows.columns:
+            conn.execute(sa.delete(table).where(table.c.federation == federation, table.c.seq >= keep))
+            insert_frame(conn, table, rows.slice(keep))
+        else:
+            conn.execute(sa.delete(table).where(table.c.federation == federation))
+            insert_frame(conn, table, rows)
+            first = 0
         conn.execute(
-            sa.insert(state).values(
-                federation=federation, table_name=table.name, content_sha256=digest, n_rows=rows.height
-            )
+            sa.delete(state).where(state.c.federation == federation, state.c.table_name == table.name,
+                                   state.c.block >= first)
+        )
+        insert_frame(
+            conn, state,
+            pl.DataFrame({
+                "federation": federation, "table_name": table.name,
+                "block": pl.Series(range(first, len(digests)), dtype=pl.Int64),
+                "content_sha256": pl.Series(digests[first:], dtype=pl.Utf8),
+                "n_rows": pl.Series([min(size, rows.height - i * size) for i in range(first, len(digests))],
+                                    dtype=pl.Int64),
+            }),
         )
 
 
@@ -541,11 +577,7 @@ def load_seed(
     0
     """
     rows = _own(ratings, RATINGS_SCHEMA, federation, "seed list")
-    dup = rows.filter(pl.col("player_id").is_duplicated() | pl.col("player_id").is_null())
-    if dup.height:
-        raise BatchError(
-            f"seed list {source}: player id {dup['player_id'][0]!r} is missing or listed twice"
-        )
+    _one_row_per_player(rows, f"seed list {source}")
     with write_transaction(engine) as conn:
         register_federation(conn, federation)
         done = conn.execute(

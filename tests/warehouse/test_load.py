@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Callable
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -19,6 +20,7 @@ from warehouse import (
     LoadBatch,
     competition_report,
     current_ratings,
+    get_engine,
     history,
     load_batch,
     load_seed,
@@ -306,3 +308,64 @@ def test_batch_larger_than_an_in_list(sqlite_engine: Engine, monkeypatch: pytest
     assert load_batch(sqlite_engine, fide_batch).files_skipped == 89
     assert table_rows(sqlite_engine) == once
     assert len(once["competitions"]) == 89
+
+
+def test_rating_state_with_a_player_twice_is_refused_whole(
+    sqlite_engine: Engine, tiny_batch: Callable[..., LoadBatch]
+) -> None:
+    batch = _derived(tiny_batch())
+    assert batch.ratings is not None
+    twice = pl.concat([batch.ratings, batch.ratings.head(1)])
+    with pytest.raises(BatchError, match=r"ratings of 'ajusc': player id '101' is missing or listed twice"):
+        load_batch(sqlite_engine, dataclasses.replace(batch, ratings=twice))
+    # The check runs inside the transaction, after the games: all of it rolled back.
+    assert count(sqlite_engine, "games") == 0
+    assert seen_checksums(sqlite_engine) == set()
+
+
+def _with_changes(batch: LoadBatch, changes: pl.DataFrame) -> LoadBatch:
+    return dataclasses.replace(batch, changes=changes, explanations=None, ratings=None)
+
+
+@pytest.mark.parametrize(
+    ("edit", "kept"),
+    [
+        pytest.param(lambda c: pl.concat([c, c.tail(3).with_columns(competition_id=pl.lit("NEXT"))]), 16, id="append"),
+        pytest.param(lambda c: c.with_columns(
+            change=pl.when(pl.int_range(pl.len()) == 7).then(99.0).otherwise(pl.col("change"))), 4, id="middle"),
+        pytest.param(lambda c: c.head(c.height - 4), 12, id="shrink"),
+        pytest.param(lambda c: c.head(0), 0, id="empty"),
+    ],
+)
+def test_derived_rewrite_from_first_change_equals_full_replace(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_batch: Callable[..., LoadBatch],
+    edit: Callable[[pl.DataFrame], pl.DataFrame], kept: int,
+) -> None:
+    """Blocks of 4 rows over 18: only rows from the first changed block on are rewritten."""
+    import warehouse.load
+
+    monkeypatch.setattr(warehouse.load, "DERIVED_BLOCK", 4)
+    base = tiny_batch()
+    # 18 rows: three copies of the hand-made changes, so there are several blocks.
+    one = _derived(base).changes
+    assert one is not None
+    changes = pl.concat([one] * 3)
+    load_batch(engine, _with_changes(base, changes))
+    deletes: list[list[object]] = []
+
+    def record(conn: object, cursor: object, statement: str, parameters: object, *_: object) -> None:
+        if statement.startswith("DELETE FROM rating_changes"):
+            deletes.append(list(parameters.values()) if isinstance(parameters, dict) else list(parameters))  # type: ignore[call-overload]
+
+    sa.event.listen(engine, "before_cursor_execute", record)
+    try:
+        load_batch(engine, _with_changes(base, edit(changes)))
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", record)
+
+    clean = get_engine(f"sqlite:///{tmp_path / 'clean.db'}")
+    load_batch(clean, _with_changes(base, edit(changes)))
+    assert table_rows(engine)["rating_changes"] == table_rows(clean)["rating_changes"]
+    assert table_rows(engine)["derived_state"] == table_rows(clean)["derived_state"]
+    clean.dispose()
+    assert deletes == [["ajusc", kept]]

@@ -23,9 +23,10 @@ def upgrade() -> None:
     op.create_table('derived_state',
     sa.Column('federation', sa.String(), nullable=False),
     sa.Column('table_name', sa.String(), nullable=False),
+    sa.Column('block', sa.Integer(), autoincrement=False, nullable=False),
     sa.Column('content_sha256', sa.String(), nullable=False),
     sa.Column('n_rows', sa.BigInteger(), nullable=False),
-    sa.PrimaryKeyConstraint('federation', 'table_name')
+    sa.PrimaryKeyConstraint('federation', 'table_name', 'block')
     )
     op.create_table('explanations',
     sa.Column('federation', sa.String(), nullable=False),
