@@ -101,6 +101,33 @@ def synthetic_batch(games: int, per_competition: int, players: int, seed: int = 
                      players_df, games_df, empty(BYES_SCHEMA), findings, changes, explanations, ratings)
 
 
+def next_night(batch: LoadBatch, games: int) -> LoadBatch:
+    """The following night: one new competition of ``games`` games appended to the history.
+
+    Its rating run is the previous one plus the new competition's rows, the
+    usual case for a nightly load (derived tables change only at their end).
+    """
+    extra = synthetic_batch(games, games, 1000, seed=11)
+    rename = {"BENCH-000000": "NIGHT-000001"}
+    sha = "f" * 64
+    comps = extra.competitions.with_columns(
+        pl.col("competition_id").replace(rename), pl.lit(sha).alias("source_sha256"),
+        pl.lit("night.results.csv").alias("source"), pl.lit(dt.date(2030, 1, 5)).alias("end_date"),
+    )
+
+    def more(old: pl.DataFrame | None, new: pl.DataFrame | None) -> pl.DataFrame | None:
+        if old is None or new is None:
+            return None
+        return pl.concat([old, new.with_columns(pl.col("competition_id").replace(rename))])
+
+    return LoadBatch(
+        "ajusc", comps.select("source", "source_sha256"), comps, extra.players.head(0),
+        extra.games.with_columns(pl.col("competition_id").replace(rename)), extra.byes,
+        extra.findings.with_columns(pl.col("competition_id").replace(rename), pl.lit("night.results.csv").alias("source")),
+        more(batch.changes, extra.changes), more(batch.explanations, extra.explanations), batch.ratings,
+    )
+
+
 def bench(url: str, batch: LoadBatch) -> None:
     engine = get_engine(url)
     rows = sum(f.height for f in (batch.competitions, batch.games, batch.findings, batch.players,
@@ -112,13 +139,16 @@ def bench(url: str, batch: LoadBatch) -> None:
     t2 = time.perf_counter()
     h = history(engine, "ajusc")
     t3 = time.perf_counter()
+    night = load_batch(engine, next_night(batch, 200))
+    t4 = time.perf_counter()
     engine.dispose()
     elapsed = t1 - t0
     what = "games" if batch.changes is None else "games + derived"
     print(f"{redact(url).split(':')[0]:>20}: load_batch {result.games_loaded:,} {what} "
           f"({rows:,} rows in all) in {elapsed:.1f} s = {result.games_loaded / elapsed:,.0f} games/s, "
           f"{rows / elapsed:,.0f} rows/s; re-send no-op {t2 - t1:.2f} s (skipped {again.files_skipped:,} files); "
-          f"history() read {h.games.height:,} games in {t3 - t2:.1f} s")
+          f"history() read {h.games.height:,} games in {t3 - t2:.1f} s; next night "
+          f"(+{night.games_loaded} games, derived appended) {t4 - t3:.1f} s")
 
 
 def main() -> None:
