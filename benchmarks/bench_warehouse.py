@@ -8,6 +8,7 @@ and ``history`` reading it back.
 
     python benchmarks/bench_warehouse.py                       # 1M games, both databases
     python benchmarks/bench_warehouse.py --games 200000 --no-postgres
+    python benchmarks/bench_warehouse.py --no-derived           # results only: games, findings, players
     RATINGS_TEST_POSTGRES_URL=postgresql+psycopg://... python benchmarks/bench_warehouse.py
 
 Not a test: figures go in the closing notes, never in assertions.
@@ -27,7 +28,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from formats.schema import (  # noqa: E402
+from formats.schema import (
     BYES_SCHEMA,
     EXPLANATIONS_SCHEMA,
     FINDINGS_SCHEMA,
@@ -36,8 +37,12 @@ from formats.schema import (  # noqa: E402
     conform,
     empty,
 )
-from warehouse import LoadBatch, get_engine, history, load_batch, redact  # noqa: E402
-from warehouse.testing import postgres_server_url, postgres_unavailable_reason, temporary_postgres_database  # noqa: E402
+from warehouse import LoadBatch, get_engine, history, load_batch, redact
+from warehouse.testing import (
+    postgres_server_url,
+    postgres_unavailable_reason,
+    temporary_postgres_database,
+)
 
 
 def synthetic_batch(games: int, per_competition: int, players: int, seed: int = 7) -> LoadBatch:
@@ -96,6 +101,33 @@ def synthetic_batch(games: int, per_competition: int, players: int, seed: int = 
                      players_df, games_df, empty(BYES_SCHEMA), findings, changes, explanations, ratings)
 
 
+def next_night(batch: LoadBatch, games: int) -> LoadBatch:
+    """The following night: one new competition of ``games`` games appended to the history.
+
+    Its rating run is the previous one plus the new competition's rows, the
+    usual case for a nightly load (derived tables change only at their end).
+    """
+    extra = synthetic_batch(games, games, 1000, seed=11)
+    rename = {"BENCH-000000": "NIGHT-000001"}
+    sha = "f" * 64
+    comps = extra.competitions.with_columns(
+        pl.col("competition_id").replace(rename), pl.lit(sha).alias("source_sha256"),
+        pl.lit("night.results.csv").alias("source"), pl.lit(dt.date(2030, 1, 5)).alias("end_date"),
+    )
+
+    def more(old: pl.DataFrame | None, new: pl.DataFrame | None) -> pl.DataFrame | None:
+        if old is None or new is None:
+            return None
+        return pl.concat([old, new.with_columns(pl.col("competition_id").replace(rename))])
+
+    return LoadBatch(
+        "ajusc", comps.select("source", "source_sha256"), comps, extra.players.head(0),
+        extra.games.with_columns(pl.col("competition_id").replace(rename)), extra.byes,
+        extra.findings.with_columns(pl.col("competition_id").replace(rename), pl.lit("night.results.csv").alias("source")),
+        more(batch.changes, extra.changes), more(batch.explanations, extra.explanations), batch.ratings,
+    )
+
+
 def bench(url: str, batch: LoadBatch) -> None:
     engine = get_engine(url)
     rows = sum(f.height for f in (batch.competitions, batch.games, batch.findings, batch.players,
@@ -107,12 +139,16 @@ def bench(url: str, batch: LoadBatch) -> None:
     t2 = time.perf_counter()
     h = history(engine, "ajusc")
     t3 = time.perf_counter()
+    night = load_batch(engine, next_night(batch, 200))
+    t4 = time.perf_counter()
     engine.dispose()
     elapsed = t1 - t0
-    print(f"{redact(url).split(':')[0]:>20}: load_batch {result.games_loaded:,} games + derived "
+    what = "games" if batch.changes is None else "games + derived"
+    print(f"{redact(url).split(':')[0]:>20}: load_batch {result.games_loaded:,} {what} "
           f"({rows:,} rows in all) in {elapsed:.1f} s = {result.games_loaded / elapsed:,.0f} games/s, "
           f"{rows / elapsed:,.0f} rows/s; re-send no-op {t2 - t1:.2f} s (skipped {again.files_skipped:,} files); "
-          f"history() read {h.games.height:,} games in {t3 - t2:.1f} s")
+          f"history() read {h.games.height:,} games in {t3 - t2:.1f} s; next night "
+          f"(+{night.games_loaded} games, derived appended) {t4 - t3:.1f} s")
 
 
 def main() -> None:
@@ -122,11 +158,16 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=50_000)
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--no-sqlite", action="store_true")
+    parser.add_argument("--no-derived", action="store_true", help="load the results only (no rating run)")
     args = parser.parse_args()
     t = time.perf_counter()
     batch = synthetic_batch(args.games, args.per_competition, args.players)
+    if args.no_derived:
+        batch = LoadBatch(batch.federation, batch.files, batch.competitions, batch.players, batch.games,
+                          batch.byes, batch.findings)
+    explained = 0 if batch.explanations is None else batch.explanations.height
     print(f"built batch: {batch.games.height:,} games, {batch.competitions.height:,} competitions, "
-          f"{batch.explanations.height:,} explanations in {time.perf_counter() - t:.1f} s")  # type: ignore[union-attr]
+          f"{explained:,} explanations in {time.perf_counter() - t:.1f} s")
     if not args.no_sqlite:
         with tempfile.TemporaryDirectory() as tmp:
             bench(f"sqlite:///{Path(tmp) / 'bench.db'}", batch)

@@ -18,7 +18,15 @@ from warehouse.errors import (
     WarehouseError,
     WarehouseUnavailableError,
 )
-from warehouse.load import FILES_SCHEMA, LoadBatch, LoadResult, load_batch, load_seed, register_federation, seen_checksums
+from warehouse.load import (
+    FILES_SCHEMA,
+    LoadBatch,
+    LoadResult,
+    load_batch,
+    load_seed,
+    register_federation,
+    seen_checksums,
+)
 from warehouse.query import (
     CompetitionDetail,
     History,

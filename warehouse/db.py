@@ -112,9 +112,11 @@ def _sqlite_setup(engine: Engine) -> None:
     def _connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
+        # The timeout first: switching a new file to WAL needs a lock that another
+        # process opening the same warehouse at the same moment may hold.
+        cursor.execute("PRAGMA busy_timeout=30000")
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA cache_size=-262144")
         cursor.close()
@@ -175,17 +177,16 @@ def migrate(engine: Engine) -> str | None:
     script = ScriptDirectory.from_config(cfg)
     head = script.get_current_head()
     where = redact(engine.url)
-    with engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            # Two processes starting at once must not both create the tables.
-            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
+    with _locked(engine, _MIGRATION_LOCK) as conn:
+        # Two processes starting at once must not both create the tables: the
+        # revision is read under the lock.
         before = current_revision(conn)
         if before == head:
             return before
         if before is not None:
             try:
                 script.get_revision(before)
-            except Exception as exc:  # noqa: BLE001 - alembic raises several kinds
+            except Exception as exc:
                 raise MigrationError(
                     f"warehouse {where} is at schema revision {before!r}, unknown to this program "
                     f"(head {head!r}): upgrade the program, or point it at another warehouse"
@@ -200,7 +201,14 @@ def migrate(engine: Engine) -> str | None:
                     "(alembic_version): refusing to migrate a schema made by hand"
                 )
         cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "head")
+        try:
+            command.upgrade(cfg, "head")
+        except sa.exc.DBAPIError as exc:
+            # The transaction rolls back whole (DDL is transactional on both databases).
+            raise MigrationError(
+                f"migrating warehouse {where} from {before!r} to {head!r} failed: "
+                f"{_scrub(str(exc.orig), engine.url)}"
+            ) from None
     return before
 
 
@@ -237,7 +245,7 @@ def get_engine(url: str | None = None, *, migrate_schema: bool = True) -> Engine
     raw = url or os.environ.get("RATINGS_WAREHOUSE_URL") or DEFAULT_URL
     try:
         parsed = _normalise(raw)
-    except Exception as exc:  # noqa: BLE001 - ArgumentError and friends
+    except Exception:  # noqa: BLE001 - ArgumentError and friends
         raise WarehouseUnavailableError(f"not a database URL: {redact(raw)}") from None
     kwargs: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
@@ -271,6 +279,18 @@ def get_engine(url: str | None = None, *, migrate_schema: bool = True) -> Engine
 
 
 @contextmanager
+def _locked(engine: Engine, key: int) -> Iterator[Connection]:
+    """A transaction that holds the writers' lock from its first statement."""
+    with engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            conn = conn.execution_options(sqlite_begin="IMMEDIATE")
+        with conn.begin():
+            if conn.dialect.name == "postgresql":
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+            yield conn
+
+
+@contextmanager
 def write_transaction(engine: Engine) -> Iterator[Connection]:
     """One serialised write transaction: commit on success, roll back on any error.
 
@@ -278,10 +298,5 @@ def write_transaction(engine: Engine) -> Iterator[Connection]:
     interleave: SQLite takes its write lock at BEGIN (``BEGIN IMMEDIATE``);
     PostgreSQL takes a transaction-scoped advisory lock. Readers are never blocked.
     """
-    with engine.connect() as conn:
-        if conn.dialect.name == "sqlite":
-            conn = conn.execution_options(sqlite_begin="IMMEDIATE")
-        with conn.begin():
-            if conn.dialect.name == "postgresql":
-                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _WRITE_LOCK})
-            yield conn
+    with _locked(engine, _WRITE_LOCK) as conn:
+        yield conn

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import polars as pl
 import sqlalchemy as sa
@@ -50,6 +52,7 @@ from warehouse.models import (
 )
 
 __all__ = [
+    "DERIVED_BLOCK",
     "FILES_SCHEMA",
     "LoadBatch",
     "LoadResult",
@@ -84,6 +87,8 @@ _T_DERIVED_STATE = DerivedState.__table__  # type: ignore[attr-defined]
 
 _VALIDATION_STATUSES = ("accepted", "rejected")
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class LoadBatch:
@@ -111,6 +116,16 @@ class LoadResult:
     competitions_superseded: int  #: older versions marked ``superseded``
     games_loaded: int  #: game rows inserted
     load_id: int | None = field(default=None)  #: row in ``loads`` (None: nothing new)
+
+
+#: Bound parameters per IN list: SQLite allows 32,766 per statement, PostgreSQL 65,535.
+_IN_LIST = 5_000
+
+
+def _parts(values: list[T]) -> Iterator[list[T]]:
+    """``values`` in slices short enough for one ``IN (...)`` on either database."""
+    for start in range(0, len(values), _IN_LIST):
+        yield values[start : start + _IN_LIST]
 
 
 def _now() -> dt.datetime:
@@ -179,6 +194,13 @@ def _own(frame: pl.DataFrame | None, schema: dict[str, pl.DataType], federation:
     return out
 
 
+def _one_row_per_player(rows: pl.DataFrame, what: str) -> None:
+    """A rating state has exactly one row per player id."""
+    dup = rows.filter(pl.col("player_id").is_duplicated() | pl.col("player_id").is_null())
+    if dup.height:
+        raise BatchError(f"{what}: player id {dup['player_id'][0]!r} is missing or listed twice")
+
+
 def _with_extra(frame: pl.DataFrame, base: pl.DataFrame, column: str, dtype: pl.DataType) -> pl.DataFrame:
     if column in frame.columns:
         return base.with_columns(frame[column].cast(dtype, strict=False).alias(column))
@@ -227,6 +249,17 @@ def _stage_players(conn: Connection, federation: str, players: pl.DataFrame) -> 
         conn.exec_driver_sql("DELETE FROM temp.stage_players")
 
 
+#: Rows per checksummed block of a derived table (see ``DerivedState``).
+DERIVED_BLOCK = 50_000
+
+
+def _block_digests(rows: pl.DataFrame, size: int) -> list[str]:
+    return [
+        hashlib.sha256(rows.slice(start, size).write_csv().encode()).hexdigest()
+        for start in range(0, rows.height, size)
+    ]
+
+
 def _replace_derived(
     conn: Connection,
     federation: str,
@@ -236,11 +269,12 @@ def _replace_derived(
 ) -> None:
     """Replace the federation's derived tables with the rating run's frames.
 
-    A table whose new content has the checksum recorded in ``derived_state`` is
-    left alone: the nightly run re-rates the whole history, and most nights
-    nothing changed.
+    The result is the same as deleting the federation's rows and inserting the
+    frames, but only blocks from the first one whose checksum differs from
+    ``derived_state`` are rewritten: the nightly run re-rates the whole history,
+    and most nights change nothing or only its end.
     """
-    plans: list[tuple[pl.DataFrame, sa.Table]] = []
+    plans: list[tuple[pl.DataFrame, sa.Table, int]] = []
     for frame, schema, table, what in (
         (changes, RATING_CHANGES_SCHEMA, _T_CHANGES, "changes"),
         (explanations, EXPLANATIONS_SCHEMA, _T_EXPLANATIONS, "explanations"),
@@ -251,32 +285,48 @@ def _replace_derived(
         missing = rows.filter(pl.col("competition_id").is_null() | pl.col("player_id").is_null())
         if missing.height:
             raise BatchError(f"{what} of {federation!r}: {missing.height} rows without competition_id or player_id")
-        plans.append((rows.with_row_index("seq").with_columns(pl.col("seq").cast(pl.Int64)), table))
+        plans.append((rows.with_row_index("seq").with_columns(pl.col("seq").cast(pl.Int64)), table, DERIVED_BLOCK))
     if ratings is not None:
         rows = _own(ratings, RATINGS_SCHEMA, federation, "ratings")
-        dup = rows.filter(pl.col("player_id").is_duplicated() | pl.col("player_id").is_null())
-        if dup.height:
-            raise BatchError(
-                f"ratings of {federation!r}: player id {dup['player_id'][0]!r} is missing or listed twice"
-            )
-        plans.append((rows, _T_RATINGS))
+        _one_row_per_player(rows, f"ratings of {federation!r}")
+        plans.append((rows, _T_RATINGS, max(rows.height, 1)))
     if not plans:
         return
     state = _T_DERIVED_STATE
-    recorded = dict(
-        conn.execute(sa.select(state.c.table_name, state.c.content_sha256).where(state.c.federation == federation)).all()
-    )
-    for rows, table in plans:
-        digest = hashlib.sha256(rows.write_csv().encode()).hexdigest()
-        if recorded.get(table.name) == digest:
-            continue
-        conn.execute(sa.delete(table).where(table.c.federation == federation))
-        insert_frame(conn, table, rows)
-        conn.execute(sa.delete(state).where(state.c.federation == federation, state.c.table_name == table.name))
+    recorded: dict[str, list[str]] = {}
+    for name, _, digest in conn.execute(
+        sa.select(state.c.table_name, state.c.block, state.c.content_sha256)
+        .where(state.c.federation == federation)
+        .order_by(state.c.table_name, state.c.block)
+    ):
+        recorded.setdefault(name, []).append(digest)
+    for rows, table, size in plans:
+        digests = _block_digests(rows, size)
+        old = recorded.get(table.name, [])
+        first = next((i for i, (a, b) in enumerate(zip(digests, old, strict=False)) if a != b), min(len(digests), len(old)))
+        if first == len(digests) == len(old):
+            continue  # unchanged
+        keep = first * size
+        if "seq" in rows.columns:
+            conn.execute(sa.delete(table).where(table.c.federation == federation, table.c.seq >= keep))
+            insert_frame(conn, table, rows.slice(keep))
+        else:
+            conn.execute(sa.delete(table).where(table.c.federation == federation))
+            insert_frame(conn, table, rows)
+            first = 0
         conn.execute(
-            sa.insert(state).values(
-                federation=federation, table_name=table.name, content_sha256=digest, n_rows=rows.height
-            )
+            sa.delete(state).where(state.c.federation == federation, state.c.table_name == table.name,
+                                   state.c.block >= first)
+        )
+        insert_frame(
+            conn, state,
+            pl.DataFrame({
+                "federation": federation, "table_name": table.name,
+                "block": pl.Series(range(first, len(digests)), dtype=pl.Int64),
+                "content_sha256": pl.Series(digests[first:], dtype=pl.Utf8),
+                "n_rows": pl.Series([min(size, rows.height - i * size) for i in range(first, len(digests))],
+                                    dtype=pl.Int64),
+            }),
         )
 
 
@@ -392,12 +442,13 @@ def load_batch(engine: Engine, batch: LoadBatch) -> LoadResult:
         shas = files["source_sha256"].to_list()
         seen = {
             (cid, sha)
+            for part in _parts(shas)
             for cid, sha in conn.execute(
                 sa.select(_T_LEDGER.c.competition_id, _T_LEDGER.c.source_sha256).where(
-                    _T_LEDGER.c.federation == fed, _T_LEDGER.c.source_sha256.in_(shas)
+                    _T_LEDGER.c.federation == fed, _T_LEDGER.c.source_sha256.in_(part)
                 )
             )
-        } if shas else set()
+        }
         comp_keys = list(zip(comps["competition_id"].to_list(), comps["source_sha256"].to_list(), strict=True))
         new_comps = comps.filter(pl.Series([key not in seen for key in comp_keys], dtype=pl.Boolean))
         shas_with_comps = set(comps["source_sha256"].to_list())
@@ -414,14 +465,14 @@ def load_batch(engine: Engine, batch: LoadBatch) -> LoadResult:
         # Versions already in the warehouse for the competitions arriving now.
         new_ids = new_comps["competition_id"].to_list()
         prior: dict[str, tuple[int, int | None]] = {}
-        if new_ids:
-            current = sa.case((_T_COMPETITIONS.c.status != "superseded", _T_COMPETITIONS.c.id))
+        current = sa.case((_T_COMPETITIONS.c.status != "superseded", _T_COMPETITIONS.c.id))
+        for part in _parts(new_ids):
             query = (
                 sa.select(_T_COMPETITIONS.c.competition_id, sa.func.max(_T_COMPETITIONS.c.version), sa.func.max(current))
-                .where(_T_COMPETITIONS.c.federation == fed, _T_COMPETITIONS.c.competition_id.in_(new_ids))
+                .where(_T_COMPETITIONS.c.federation == fed, _T_COMPETITIONS.c.competition_id.in_(part))
                 .group_by(_T_COMPETITIONS.c.competition_id)
             )
-            prior = {cid: (int(version), key) for cid, version, key in conn.execute(query)}
+            prior.update({cid: (int(version), key) for cid, version, key in conn.execute(query)})
         superseded = [key for _, key in prior.values() if key is not None]
 
         load_id = next_id(conn, _T_LOADS)
@@ -452,9 +503,9 @@ def load_batch(engine: Engine, batch: LoadBatch) -> LoadResult:
                 games_loaded=new_games.height,
             )
         )
-        if superseded:
+        for part in _parts(superseded):
             conn.execute(
-                sa.update(_T_COMPETITIONS).where(_T_COMPETITIONS.c.id.in_(superseded)).values(status="superseded")
+                sa.update(_T_COMPETITIONS).where(_T_COMPETITIONS.c.id.in_(part)).values(status="superseded")
             )
         insert_frame(conn, _T_COMPETITIONS, new_comps)
 
@@ -526,11 +577,7 @@ def load_seed(
     0
     """
     rows = _own(ratings, RATINGS_SCHEMA, federation, "seed list")
-    dup = rows.filter(pl.col("player_id").is_duplicated() | pl.col("player_id").is_null())
-    if dup.height:
-        raise BatchError(
-            f"seed list {source}: player id {dup['player_id'][0]!r} is missing or listed twice"
-        )
+    _one_row_per_player(rows, f"seed list {source}")
     with write_transaction(engine) as conn:
         register_federation(conn, federation)
         done = conn.execute(

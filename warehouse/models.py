@@ -12,8 +12,8 @@ Conventions
 - Derived tables (``rating_changes``, ``explanations``, ``ratings``) are
   replaced per federation in the load's transaction; their key is
   ``(federation, seq)``, the row's position in the engine's output, so the same
-  history always gives the same rows. ``derived_state`` keeps a checksum of
-  each, so an unchanged rating run rewrites nothing. They carry no foreign
+  history always gives the same rows. ``derived_state`` keeps checksums of
+  blocks of rows, so a rating run rewrites only from its first change on. They carry no foreign
   keys (a per-row check on millions of rows rewritten nightly, for a value the
   loader writes itself) and few indexes, for the same reason.
 - Published lists (``rating_lists`` + ``rating_list_entries``) are immutable:
@@ -38,8 +38,8 @@ __all__ = [
     "Federation",
     "Finding",
     "Game",
-    "Load",
     "LedgerEntry",
+    "Load",
     "Player",
     "PlayerAlias",
     "Rating",
@@ -54,7 +54,7 @@ __all__ = [
 # Alembic's type comparison sees no drift (``sa.Double`` is DOUBLE PRECISION on
 # PostgreSQL; a bare ``Float`` would reflect back as another type).
 _TEXT = sa.String()
-_DOUBLE = sa.Double()
+_DOUBLE: sa.Double[float] = sa.Double()
 _TS = sa.DateTime(timezone=True)
 
 metadata = SQLModel.metadata
@@ -308,13 +308,21 @@ class Explanation(SQLModel, table=True):
 
 
 class DerivedState(SQLModel, table=True):
-    """Checksum of each derived table's content per federation (skips identical rewrites)."""
+    """Checksums of each derived table's content, per federation and block of rows.
+
+    ``rating_changes`` and ``explanations`` are hashed in blocks of consecutive
+    ``seq`` (``warehouse.load.DERIVED_BLOCK`` rows); a new rating run rewrites
+    only from the first block that differs, so a night that appends a few
+    competitions to a long history writes a few rows, not the history.
+    ``ratings`` is one block.
+    """
 
     __tablename__ = "derived_state"
 
     federation: str = Field(primary_key=True, sa_type=_TEXT)
     table_name: str = Field(primary_key=True, sa_type=_TEXT)  #: rating_changes | explanations | ratings
-    content_sha256: str = Field(sa_type=_TEXT)  #: sha256 of the rows as CSV
+    block: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})  #: rows seq // DERIVED_BLOCK
+    content_sha256: str = Field(sa_type=_TEXT)  #: sha256 of the block's rows as CSV
     n_rows: int = Field(sa_type=sa.BigInteger())
 
 

@@ -20,7 +20,6 @@ from formats.schema import (
     RATING_CHANGES_SCHEMA,
     RATING_LIST_SCHEMA,
     RATINGS_SCHEMA,
-    conform,
     empty,
 )
 from warehouse.bulk import insert_frame, next_id, read_frame
@@ -242,7 +241,30 @@ def rating_list(engine: Engine, federation: str, *, as_of: dt.date | None = None
 
 
 def current_ratings(engine: Engine, federation: str) -> pl.DataFrame:
-    """The current rating state (``ratings`` table, RATINGS_SCHEMA), by player id."""
+    """The current rating state (``ratings`` table, RATINGS_SCHEMA), by player id.
+
+    Examples
+    --------
+    >>> from formats.schema import empty, BYES_SCHEMA, COMPETITIONS_SCHEMA, FINDINGS_SCHEMA
+    >>> from warehouse.db import get_engine
+    >>> from warehouse.load import LoadBatch, load_batch
+    >>> engine = get_engine("sqlite://")
+    >>> state = pl.DataFrame({"player_id": ["9", "7"], "name": ["Berta", "Anna"],
+    ...                       "rating": [1320.0, 1512.5], "games": [12, 43]})
+    >>> nothing = pl.DataFrame(schema={"source": pl.Utf8, "source_sha256": pl.Utf8})
+    >>> _ = load_batch(engine, LoadBatch("ajusc", nothing, empty(COMPETITIONS_SCHEMA), empty(PLAYERS_SCHEMA),
+    ...     empty(GAMES_SCHEMA), empty(BYES_SCHEMA), empty(FINDINGS_SCHEMA), ratings=state))
+    >>> current_ratings(engine, "ajusc").select("player_id", "name", "rating", "games")
+    shape: (2, 4)
+    ┌───────────┬───────┬────────┬───────┐
+    │ player_id ┆ name  ┆ rating ┆ games │
+    │ ---       ┆ ---   ┆ ---    ┆ ---   │
+    │ str       ┆ str   ┆ f64    ┆ i64   │
+    ╞═══════════╪═══════╪════════╪═══════╡
+    │ 7         ┆ Anna  ┆ 1512.5 ┆ 43    │
+    │ 9         ┆ Berta ┆ 1320.0 ┆ 12    │
+    └───────────┴───────┴────────┴───────┘
+    """
     with engine.connect() as conn:
         return read_frame(
             conn,

@@ -31,6 +31,7 @@ __all__ = [
     "postgres_unavailable_reason",
     "table_rows",
     "temporary_postgres_database",
+    "truncate_postgres",
     "warehouse_tables",
 ]
 
@@ -97,6 +98,19 @@ def temporary_postgres_database(server_url: str | None = None, *, prefix: str = 
                 conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         finally:
             admin.dispose()
+
+
+def truncate_postgres(engine: Engine) -> None:
+    """Empty every warehouse table of a PostgreSQL warehouse (schema and revision kept).
+
+    For reusing one session database across tests. TRUNCATE does not fire the
+    row triggers that keep published lists immutable, so it empties them too.
+    """
+    if engine.dialect.name != "postgresql":
+        raise ValueError(f"truncate_postgres needs a PostgreSQL engine, not {engine.dialect.name}")
+    names = ", ".join(t.name for t in warehouse_tables())
+    with engine.begin() as conn:
+        conn.exec_driver_sql(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
 
 
 def warehouse_tables() -> list[sa.Table]:

@@ -17,14 +17,22 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, FINDINGS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA, conform, empty
+from formats.schema import (
+    BYES_SCHEMA,
+    COMPETITIONS_SCHEMA,
+    FINDINGS_SCHEMA,
+    GAMES_SCHEMA,
+    PLAYERS_SCHEMA,
+    conform,
+    empty,
+)
 from warehouse import LoadBatch, get_engine
 from warehouse.testing import (
     postgres_required,
     postgres_server_url,
     postgres_unavailable_reason,
     temporary_postgres_database,
-    warehouse_tables,
+    truncate_postgres,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -57,9 +65,7 @@ def pg_database_url(pg_server_url: str) -> Iterator[str]:
 def pg_engine(pg_database_url: str) -> Iterator[Engine]:
     """The session database, migrated and emptied."""
     engine = get_engine(pg_database_url)
-    names = ", ".join(t.name for t in warehouse_tables())
-    with engine.begin() as conn:
-        conn.exec_driver_sql(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
+    truncate_postgres(engine)
     yield engine
     engine.dispose()
 

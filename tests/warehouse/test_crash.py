@@ -11,7 +11,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from sqlalchemy.engine import Engine
 
 from tests.warehouse.conftest import FIXTURES
 from warehouse import LoadBatch, get_engine, load_batch
@@ -40,6 +39,7 @@ def _fresh(kind: str, tmp_path: Path, name: str, pg_server_url: str | None) -> I
             yield url
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def test_killed_load_then_rerun_equals_clean_load(
     kind: str, tmp_path: Path, request: pytest.FixtureRequest, fide_batch: LoadBatch,

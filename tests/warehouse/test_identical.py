@@ -53,3 +53,32 @@ def test_sqlite_and_postgres_tables_identical(
     assert len(on_sqlite["games"]) == 621 + 18
     assert len(on_sqlite["rating_list_entries"]) == 9
     assert on_sqlite["rating_changes"][2][8] == 0.1 + 0.2  # bit for bit, not approximately
+
+
+@pytest.mark.postgres
+def test_read_api_answers_identically(
+    sqlite_engine: Engine, pg_engine: Engine, fide_batch: LoadBatch, tiny_batch: Callable[..., LoadBatch]
+) -> None:
+    """history, lists and reports read back the same frames (PostgreSQL reads through COPY TO)."""
+    from polars.testing import assert_frame_equal
+
+    from warehouse import competition_report, current_ratings, history, player_history, rating_list
+
+    _run(sqlite_engine, fide_batch, tiny_batch)
+    _run(pg_engine, fide_batch, tiny_batch)
+    for federation in ("fide", "ajusc"):
+        a, b = history(sqlite_engine, federation), history(pg_engine, federation)
+        for part in ("seed", "competitions", "games", "players"):
+            assert_frame_equal(getattr(a, part), getattr(b, part))
+    players = history(pg_engine, "ajusc").players
+    assert players.filter(pl.col("player_id") == "101")["name"].to_list() == ['Joan "Xic", Puig']
+    assert set(players["name"].to_list()) >= {"", "\\N", "Maria\nRosa"}
+    assert None in players["name"].to_list()
+    for as_of in (None, dt.date(2025, 10, 15), dt.date(2025, 9, 1)):
+        assert_frame_equal(rating_list(sqlite_engine, "ajusc", as_of=as_of), rating_list(pg_engine, "ajusc", as_of=as_of))
+    assert_frame_equal(current_ratings(sqlite_engine, "ajusc"), current_ratings(pg_engine, "ajusc"))
+    assert_frame_equal(player_history(sqlite_engine, "ajusc", "101"), player_history(pg_engine, "ajusc", "101"))
+    ra, rb = competition_report(sqlite_engine, "OPEN-2025-01"), competition_report(pg_engine, "OPEN-2025-01")
+    assert ra.competition == rb.competition
+    for part in ("findings", "changes", "games", "byes", "versions"):
+        assert_frame_equal(getattr(ra, part), getattr(rb, part))

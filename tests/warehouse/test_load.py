@@ -20,6 +20,7 @@ from warehouse import (
     LoadBatch,
     competition_report,
     current_ratings,
+    get_engine,
     history,
     load_batch,
     load_seed,
@@ -110,7 +111,7 @@ def _file_level(batch: LoadBatch, name: str, digest: str, message: str) -> LoadB
     finding = conform(
         pl.DataFrame({"federation": ["ajusc"], "rule": ["format.unreadable"], "severity": ["reject"],
                       "message": [message], "source": [name], "line": [3], "field": ["score_a"]}),
-        batch.findings.schema,  # type: ignore[arg-type]
+        batch.findings.schema,
     )
     files = pl.concat([batch.files, pl.DataFrame({"source": [name], "source_sha256": [digest],
                                                   "format": [None], "n_findings": [1]})], how="diagonal_relaxed")
@@ -265,3 +266,106 @@ def test_history_of_empty_federation(engine: Engine) -> None:
     assert (h.seed.height, h.competitions.height, h.games.height, h.players.height) == (0, 0, 0, 0)
     assert "rated" in h.games.columns and "source_line" in h.games.columns
 
+
+
+def test_unchanged_rating_run_rewrites_nothing(engine: Engine, tiny_batch: Callable[..., LoadBatch]) -> None:
+    batch = _derived(tiny_batch())
+    load_batch(engine, batch)
+    statements: list[str] = []
+
+    def record(conn: object, cursor: object, statement: str, *_: object) -> None:
+        statements.append(statement)
+
+    sa.event.listen(engine, "before_cursor_execute", record)
+    try:
+        load_batch(engine, batch)
+        assert not [s for s in statements if s.startswith("DELETE FROM")]
+        load_batch(engine, _derived(tiny_batch(), bump=0.5))
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", record)
+    deleted = {s.split()[2] for s in statements if s.startswith("DELETE FROM")}
+    assert {"rating_changes", "explanations", "ratings"} <= deleted
+
+
+def test_concurrent_loads_of_one_batch_load_it_once(engine: Engine, fide_batch: LoadBatch) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        results = list(pool.map(lambda _: load_batch(engine, fide_batch), range(3)))
+    assert sorted(r.files_loaded for r in results) == [0, 0, 89]
+    assert sorted(r.files_skipped for r in results) == [0, 89, 89]
+    assert count(engine, "games") == 621
+
+
+def test_batch_larger_than_an_in_list(sqlite_engine: Engine, monkeypatch: pytest.MonkeyPatch,
+                                      fide_batch: LoadBatch) -> None:
+    """Lookups go in slices: a backfill of more files than one IN (...) may hold still loads."""
+    import warehouse.load
+
+    monkeypatch.setattr(warehouse.load, "_IN_LIST", 7)
+    load_batch(sqlite_engine, fide_batch)
+    once = table_rows(sqlite_engine)
+    assert load_batch(sqlite_engine, fide_batch).files_skipped == 89
+    assert table_rows(sqlite_engine) == once
+    assert len(once["competitions"]) == 89
+
+
+def test_rating_state_with_a_player_twice_is_refused_whole(
+    sqlite_engine: Engine, tiny_batch: Callable[..., LoadBatch]
+) -> None:
+    batch = _derived(tiny_batch())
+    assert batch.ratings is not None
+    twice = pl.concat([batch.ratings, batch.ratings.head(1)])
+    with pytest.raises(BatchError, match=r"ratings of 'ajusc': player id '101' is missing or listed twice"):
+        load_batch(sqlite_engine, dataclasses.replace(batch, ratings=twice))
+    # The check runs inside the transaction, after the games: all of it rolled back.
+    assert count(sqlite_engine, "games") == 0
+    assert seen_checksums(sqlite_engine) == set()
+
+
+def _with_changes(batch: LoadBatch, changes: pl.DataFrame) -> LoadBatch:
+    return dataclasses.replace(batch, changes=changes, explanations=None, ratings=None)
+
+
+@pytest.mark.parametrize(
+    ("edit", "kept"),
+    [
+        pytest.param(lambda c: pl.concat([c, c.tail(3).with_columns(competition_id=pl.lit("NEXT"))]), 16, id="append"),
+        pytest.param(lambda c: c.with_columns(
+            change=pl.when(pl.int_range(pl.len()) == 7).then(99.0).otherwise(pl.col("change"))), 4, id="middle"),
+        pytest.param(lambda c: c.head(c.height - 4), 12, id="shrink"),
+        pytest.param(lambda c: c.head(0), 0, id="empty"),
+    ],
+)
+def test_derived_rewrite_from_first_change_equals_full_replace(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_batch: Callable[..., LoadBatch],
+    edit: Callable[[pl.DataFrame], pl.DataFrame], kept: int,
+) -> None:
+    """Blocks of 4 rows over 18: only rows from the first changed block on are rewritten."""
+    import warehouse.load
+
+    monkeypatch.setattr(warehouse.load, "DERIVED_BLOCK", 4)
+    base = tiny_batch()
+    # 18 rows: three copies of the hand-made changes, so there are several blocks.
+    one = _derived(base).changes
+    assert one is not None
+    changes = pl.concat([one] * 3)
+    load_batch(engine, _with_changes(base, changes))
+    deletes: list[list[object]] = []
+
+    def record(conn: object, cursor: object, statement: str, parameters: object, *_: object) -> None:
+        if statement.startswith("DELETE FROM rating_changes"):
+            deletes.append(list(parameters.values()) if isinstance(parameters, dict) else list(parameters))  # type: ignore[call-overload]
+
+    sa.event.listen(engine, "before_cursor_execute", record)
+    try:
+        load_batch(engine, _with_changes(base, edit(changes)))
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", record)
+
+    clean = get_engine(f"sqlite:///{tmp_path / 'clean.db'}")
+    load_batch(clean, _with_changes(base, edit(changes)))
+    assert table_rows(engine)["rating_changes"] == table_rows(clean)["rating_changes"]
+    assert table_rows(engine)["derived_state"] == table_rows(clean)["derived_state"]
+    clean.dispose()
+    assert deletes == [["ajusc", kept]]

@@ -84,3 +84,45 @@ def test_read_only_open_refuses_pending_migrations(tmp_path: Path) -> None:
         get_engine(url, migrate_schema=False)
     get_engine(url).dispose()
     get_engine(url, migrate_schema=False).dispose()
+
+
+def _open_at_once(url: str, n: int = 4) -> list[str | None]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def open_one(_: int) -> str | None:
+        engine = get_engine(url)
+        with engine.connect() as conn:
+            revision = current_revision(conn)
+        engine.dispose()
+        return revision
+
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        return list(pool.map(open_one, range(n)))
+
+
+def test_concurrent_first_opens_migrate_once_sqlite(tmp_path: Path) -> None:
+    assert _open_at_once(f"sqlite:///{tmp_path / 'race.db'}") == [head_revision()] * 4
+
+
+@pytest.mark.postgres
+def test_concurrent_first_opens_migrate_once_postgres(pg_server_url: str) -> None:
+    with temporary_postgres_database(pg_server_url, prefix="ratings_race_") as url:
+        assert _open_at_once(url) == [head_revision()] * 4
+
+
+def test_failed_migration_is_one_line_and_rolls_back(tmp_path: Path) -> None:
+    """A migration the database refuses leaves it untouched and says why, in one line."""
+    url = f"sqlite:///{tmp_path / 'readonly.db'}"
+    raw = sa.create_engine(url)
+    with raw.begin() as conn:
+        # An unrelated table is fine to have; a view named like one of ours is not.
+        conn.execute(sa.text("CREATE VIEW federations AS SELECT 1 AS id"))
+    raw.dispose()
+    with pytest.raises(MigrationError) as info:
+        get_engine(url)
+    message = str(info.value)
+    assert message.startswith(f"migrating warehouse {url} from None to '{head_revision()}' failed: ")
+    assert "\n" not in message
+    raw = sa.create_engine(url)
+    assert sa.inspect(raw).get_table_names() == []
+    raw.dispose()

@@ -5,17 +5,16 @@ Revises:
 Create Date: 2026-11-30 02:49:03.040937
 
 """
-from typing import Sequence, Union
+from collections.abc import Sequence
 
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 # revision identifiers, used by Alembic.
 revision: str = '0001'
-down_revision: Union[str, Sequence[str], None] = None
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+down_revision: str | Sequence[str] | None = None
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
@@ -24,9 +23,10 @@ def upgrade() -> None:
     op.create_table('derived_state',
     sa.Column('federation', sa.String(), nullable=False),
     sa.Column('table_name', sa.String(), nullable=False),
+    sa.Column('block', sa.Integer(), autoincrement=False, nullable=False),
     sa.Column('content_sha256', sa.String(), nullable=False),
     sa.Column('n_rows', sa.BigInteger(), nullable=False),
-    sa.PrimaryKeyConstraint('federation', 'table_name')
+    sa.PrimaryKeyConstraint('federation', 'table_name', 'block')
     )
     op.create_table('explanations',
     sa.Column('federation', sa.String(), nullable=False),
