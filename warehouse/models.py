@@ -137,6 +137,7 @@ class Player(SQLModel, table=True):
     birth_year: int | None = None
     declared_rank: str | None = Field(default=None, sa_type=_TEXT)  #: EGF grade declared in a file
     declared_rating: float | None = Field(default=None, sa_type=_DOUBLE)  #: rating printed in a file
+    declared_rating_origin: str | None = Field(default=None, sa_type=_TEXT)  #: whose list it is from (FIDE, EGF, FFG)
 
 
 class PlayerAlias(SQLModel, table=True):
@@ -179,6 +180,7 @@ class Competition(SQLModel, table=True):
     event_class: str | None = Field(default=None, sa_type=_TEXT)
     source: str | None = Field(default=None, sa_type=_TEXT)  #: file name
     source_sha256: str = Field(sa_type=_TEXT)  #: checksum of the file's bytes
+    rounds_declared: int | None = None  #: rounds the file announces (TRF XXR, OpenGotha numberOfRounds)
     status: str = Field(sa_type=_TEXT)  #: accepted | rejected | superseded
     outcome: str = Field(sa_type=_TEXT)  #: accepted | rejected (kept when superseded)
     load_id: int = Field(foreign_key="loads.id", sa_type=sa.BigInteger())

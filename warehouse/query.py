@@ -68,8 +68,7 @@ _GAMES_RATED = {**GAMES_SCHEMA, "rated": pl.Boolean()}
 
 
 def _cols(columns: Any, schema: dict[str, pl.DataType]) -> list[Any]:
-    # A column the canonical schema gained before the table did reads as null.
-    return [columns[name] if name in columns else sa.null().label(name) for name in schema]
+    return [columns[name] for name in schema]
 
 
 @dataclass(frozen=True)
