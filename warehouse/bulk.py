@@ -7,6 +7,7 @@ connection, inside the caller's transaction.
 
 from __future__ import annotations
 
+import hashlib
 import io
 from collections.abc import Sequence
 from typing import Any
@@ -15,11 +16,22 @@ import polars as pl
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-__all__ = ["insert_frame", "next_id", "read_frame"]
+__all__ = ["frame_sha256", "insert_frame", "next_id", "read_frame"]
 
 _CHUNK = 100_000
 # COPY's NULL marker; polars writes nulls as this string (see ``_copy``).
 _NULL = r"\N"
+
+
+def frame_sha256(frame: pl.DataFrame) -> str:
+    """Checksum of a frame's rows in order (its CSV text): equal frames, equal checksums.
+
+    Examples
+    --------
+    >>> frame_sha256(pl.DataFrame({"a": [1]})) == frame_sha256(pl.DataFrame({"a": [1]}))
+    True
+    """
+    return hashlib.sha256(frame.write_csv().encode()).hexdigest()
 
 
 def next_id(conn: Connection, table: sa.Table, column: str = "id") -> int:

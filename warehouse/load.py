@@ -10,7 +10,6 @@ the same transaction, so a crash leaves either the old state or the new one.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -31,7 +30,7 @@ from formats.schema import (
     conform,
     empty,
 )
-from warehouse.bulk import insert_frame, next_id
+from warehouse.bulk import frame_sha256, insert_frame, next_id
 from warehouse.db import write_transaction
 from warehouse.errors import BatchError
 from warehouse.models import (
@@ -254,10 +253,7 @@ DERIVED_BLOCK = 50_000
 
 
 def _block_digests(rows: pl.DataFrame, size: int) -> list[str]:
-    return [
-        hashlib.sha256(rows.slice(start, size).write_csv().encode()).hexdigest()
-        for start in range(0, rows.height, size)
-    ]
+    return [frame_sha256(rows.slice(start, size)) for start in range(0, rows.height, size)]
 
 
 def _replace_derived(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +21,7 @@ from formats.schema import (
     RATINGS_SCHEMA,
     empty,
 )
-from warehouse.bulk import insert_frame, next_id, read_frame
+from warehouse.bulk import frame_sha256, insert_frame, next_id, read_frame
 from warehouse.db import write_transaction
 from warehouse.errors import UnknownCompetitionError
 from warehouse.load import _own, register_federation
@@ -135,10 +134,6 @@ def history(engine: Engine, federation: str) -> History:
     return History(seed=seed, competitions=competitions, games=games, players=players)
 
 
-def _content_sha256(frame: pl.DataFrame) -> str:
-    return hashlib.sha256(frame.write_csv().encode()).hexdigest()
-
-
 def publish_list(engine: Engine, federation: str, rating_list: pl.DataFrame, *, as_of: dt.date) -> int | None:
     """Store ``rating_list`` as the federation's next edition, unless it equals the latest.
 
@@ -170,7 +165,7 @@ def publish_list(engine: Engine, federation: str, rating_list: pl.DataFrame, *, 
     True
     """
     rows = _own(rating_list, RATING_LIST_SCHEMA, federation, "rating list")
-    digest = _content_sha256(rows)
+    digest = frame_sha256(rows)
     with write_transaction(engine) as conn:
         register_federation(conn, federation)
         latest = conn.execute(

@@ -175,3 +175,23 @@ def test_truncate_refuses_sqlite(sqlite_engine: Engine) -> None:
 
     with pytest.raises(ValueError, match="needs a PostgreSQL engine, not sqlite"):
         truncate_postgres(sqlite_engine)
+
+
+@pytest.mark.postgres
+def test_password_never_logged(pg_database_url: str, caplog: pytest.LogCaptureFixture,
+                               tiny_batch: Callable[..., LoadBatch]) -> None:
+    """The local server trusts any password, so a URL with one really connects."""
+    import logging
+
+    from warehouse.testing import truncate_postgres
+
+    url = sa.engine.make_url(pg_database_url).set(password="Hunter2Secret").render_as_string(hide_password=False)
+    with caplog.at_level(logging.DEBUG):
+        engine = get_engine(url)
+        truncate_postgres(engine)  # the session database: other tests' rows may be there
+        load_batch(engine, tiny_batch())
+        competition_report(engine, "OPEN-2025-01")
+    assert "Hunter2Secret" not in caplog.text
+    assert "Hunter2Secret" not in repr(engine) and "Hunter2Secret" not in str(engine.url)
+    assert redact(url).count("***") == 1
+    engine.dispose()

@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["warehouse.db", "warehouse.load", "warehouse.query"]
+MODULES = ["warehouse.bulk", "warehouse.db", "warehouse.load", "warehouse.query"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -49,7 +49,17 @@ def test_load_real_fide_files(engine: Engine, fide_batch: LoadBatch) -> None:
     assert seen_checksums(engine, "ajusc") == set()
 
 
-def test_double_load_is_single_load(engine: Engine, fide_batch: LoadBatch) -> None:
+def test_double_load_is_single_load(engine: Engine, own_batch: LoadBatch) -> None:
+    first = load_batch(engine, own_batch)
+    assert (first.files_loaded, first.competitions_loaded, first.games_loaded) == (40, 40, 480)
+    once = table_rows(engine)
+    assert len(once["findings"]) == 480 // 9  # every ninth game is a forfeit
+    again = load_batch(engine, own_batch)
+    assert again == type(again)(0, 40, 0, 0, 0)
+    assert table_rows(engine) == once
+
+
+def test_double_load_of_real_files_is_single_load(engine: Engine, fide_batch: LoadBatch) -> None:
     load_batch(engine, fide_batch)
     once = table_rows(engine)
     again = load_batch(engine, fide_batch)
@@ -287,27 +297,27 @@ def test_unchanged_rating_run_rewrites_nothing(engine: Engine, tiny_batch: Calla
     assert {"rating_changes", "explanations", "ratings"} <= deleted
 
 
-def test_concurrent_loads_of_one_batch_load_it_once(engine: Engine, fide_batch: LoadBatch) -> None:
+def test_concurrent_loads_of_one_batch_load_it_once(engine: Engine, own_batch: LoadBatch) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=3) as pool:
-        results = list(pool.map(lambda _: load_batch(engine, fide_batch), range(3)))
-    assert sorted(r.files_loaded for r in results) == [0, 0, 89]
-    assert sorted(r.files_skipped for r in results) == [0, 89, 89]
-    assert count(engine, "games") == 621
+        results = list(pool.map(lambda _: load_batch(engine, own_batch), range(3)))
+    assert sorted(r.files_loaded for r in results) == [0, 0, 40]
+    assert sorted(r.files_skipped for r in results) == [0, 40, 40]
+    assert count(engine, "games") == 480
 
 
 def test_batch_larger_than_an_in_list(sqlite_engine: Engine, monkeypatch: pytest.MonkeyPatch,
-                                      fide_batch: LoadBatch) -> None:
+                                      own_batch: LoadBatch) -> None:
     """Lookups go in slices: a backfill of more files than one IN (...) may hold still loads."""
     import warehouse.load
 
     monkeypatch.setattr(warehouse.load, "_IN_LIST", 7)
-    load_batch(sqlite_engine, fide_batch)
+    load_batch(sqlite_engine, own_batch)
     once = table_rows(sqlite_engine)
-    assert load_batch(sqlite_engine, fide_batch).files_skipped == 89
+    assert load_batch(sqlite_engine, own_batch).files_skipped == 40
     assert table_rows(sqlite_engine) == once
-    assert len(once["competitions"]) == 89
+    assert len(once["competitions"]) == 40
 
 
 def test_rating_state_with_a_player_twice_is_refused_whole(

@@ -57,23 +57,25 @@ def test_downgrade_to_base_and_up_again(tmp_path: Path) -> None:
     engine.dispose()
 
 
+def _by_hand(url: str, statement: str) -> None:
+    """Change the database behind the program's back (a plain engine, no migration)."""
+    raw = sa.create_engine(url)
+    with raw.begin() as conn:
+        conn.execute(sa.text(statement))
+    raw.dispose()
+
+
 def test_refuses_a_revision_it_does_not_know(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'future.db'}"
     get_engine(url).dispose()
-    raw = sa.create_engine(url)
-    with raw.begin() as conn:
-        conn.execute(sa.text("UPDATE alembic_version SET version_num = '9999_from_the_future'"))
-    raw.dispose()
+    _by_hand(url, "UPDATE alembic_version SET version_num = '9999_from_the_future'")
     with pytest.raises(MigrationError, match=r"revision '9999_from_the_future', unknown to this program"):
         get_engine(url)
 
 
 def test_refuses_tables_made_by_hand(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'hand.db'}"
-    raw = sa.create_engine(url)
-    with raw.begin() as conn:
-        conn.execute(sa.text("CREATE TABLE games (id INTEGER PRIMARY KEY)"))
-    raw.dispose()
+    _by_hand(url, "CREATE TABLE games (id INTEGER PRIMARY KEY)")
     with pytest.raises(MigrationError, match=r"has tables \['games'\] but no migration record"):
         get_engine(url)
 
@@ -113,11 +115,8 @@ def test_concurrent_first_opens_migrate_once_postgres(pg_server_url: str) -> Non
 def test_failed_migration_is_one_line_and_rolls_back(tmp_path: Path) -> None:
     """A migration the database refuses leaves it untouched and says why, in one line."""
     url = f"sqlite:///{tmp_path / 'readonly.db'}"
-    raw = sa.create_engine(url)
-    with raw.begin() as conn:
-        # An unrelated table is fine to have; a view named like one of ours is not.
-        conn.execute(sa.text("CREATE VIEW federations AS SELECT 1 AS id"))
-    raw.dispose()
+    # A view is not a table, so the hand-made check lets it through; CREATE TABLE then fails.
+    _by_hand(url, "CREATE VIEW federations AS SELECT 1 AS id")
     with pytest.raises(MigrationError) as info:
         get_engine(url)
     message = str(info.value)
