@@ -74,7 +74,9 @@ def backfill(
                                    as_of or to_date or date.today(), reports_dir)
     history = warehouse.history(warehouse.get_engine(warehouse_url), federation)
     in_window = history.competitions.filter(
-        (pl.col("end_date") >= from_date) & (pl.col("end_date") <= (to_date or date.max))
+        (pl.col("status") == "accepted")
+        & (pl.col("end_date") >= from_date)
+        & (pl.col("end_date") <= (to_date or date.max))
     ).get_column("competition_id")
     window = lambda f: f.filter(pl.col("competition_id").is_in(in_window.to_list()))  # noqa: E731
     diff = differing_changes(window(before), window(run.changes))

@@ -166,6 +166,11 @@ def seed(
         source_sha256=hashlib.sha256(file.read_bytes()).hexdigest(),
     )
     typer.echo(f"{federation}: {count} player(s) seeded from {file.name}")
+    as_of = ratings.get_column("as_of").drop_nulls().min() if "as_of" in ratings.columns else None
+    typer.echo(
+        "competitions already rated are not re-rated by a seed: run "
+        f"`ratings backfill --federation {federation} --from {as_of or 'DATE'}` to re-rate them from this list"
+    )
 
 
 @app.command()

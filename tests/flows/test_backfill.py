@@ -1,0 +1,62 @@
+"""The backfill flow: re-rate a federation from a date after a correction, and say what changed."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+from typer.testing import CliRunner
+
+import warehouse
+from flows.backfill import backfill
+from flows.cli import app
+from flows.nightly import nightly
+
+AS_OF = date(2026, 2, 1)
+
+
+def test_backfill_without_correction_changes_nothing(sample_inbox: Path, sqlite_url: str, tmp_path: Path) -> None:
+    nightly(inbox=str(sample_inbox), warehouse_url=sqlite_url, as_of=AS_OF, reports_dir=str(tmp_path / "r"))
+    db = warehouse.get_engine(sqlite_url)
+    before = warehouse.rating_changes(db, "ajusc")
+
+    result = backfill(federation="ajusc", from_date=date(2025, 11, 1), warehouse_url=sqlite_url, as_of=AS_OF,
+                      reports_dir=str(tmp_path / "r"))
+
+    assert result.competitions_rerated == 2          # CAT-2025-02 and CAT-2026-01 end on/after Nov 1
+    assert result.changes_differing == 0
+    assert result.edition is None                    # the published list is identical
+    assert warehouse.rating_changes(db, "ajusc").equals(before)
+
+
+def test_new_starting_list_then_backfill_rerates_and_republishes(
+    sample_inbox: Path, sqlite_url: str, tmp_path: Path
+) -> None:
+    nightly(inbox=str(sample_inbox), warehouse_url=sqlite_url, as_of=AS_OF, reports_dir=str(tmp_path / "r"))
+    db = warehouse.get_engine(sqlite_url)
+    before = warehouse.rating_changes(db, "ajusc")
+    # The federation brings its real list late: two of the players were already rated.
+    seed = tmp_path / "ajusc.ratings.csv"
+    seed.write_text(
+        "federation,player_id,name,rating,games,as_of\n"
+        "ajusc,1001,Núria Puigdomènech,1320,140,2025-09-01\n"
+        "ajusc,1002,Jordi Casals,1180,75,2025-09-01\n",
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    seeded = runner.invoke(app, ["seed", "--federation", "ajusc", str(seed), "--warehouse", sqlite_url])
+    assert seeded.exit_code == 0, seeded.output
+    assert "ratings backfill" in seeded.output
+
+    ran = runner.invoke(app, ["backfill", "--federation", "ajusc", "--from", "2025-09-01", "--warehouse", sqlite_url])
+    assert ran.exit_code == 0, ran.output
+
+    after = warehouse.rating_changes(db, "ajusc")
+    first = after.filter((pl.col("competition_id") == "CAT-2025-01") & (pl.col("player_id") == "1001"))
+    # 1001 played the first championship: now rated from the seeded 1320, not from 950.
+    assert first.get_column("rating_before").to_list() == [1320.0]
+    assert not after.equals(before)
+    assert "edition 2" in ran.output
+    listed = warehouse.rating_list(db, "ajusc")
+    assert listed.filter(pl.col("player_id") == "1001").get_column("rating").item() != 950.0
