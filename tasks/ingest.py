@@ -99,6 +99,9 @@ def read_inbox(inbox: Path, seen: set[str], federation: str | None = None) -> In
         if result.source_sha256 in seen:
             skipped.append(result.source)
             continue
+        if result.ratings.height and not result.competitions.height and not result.findings.height:
+            ignored.append(result.source)   # a published rating list: `ratings seed` imports it
+            continue
         fed = _federation_of(result, federation)
         if federation is not None and fed != federation:
             ignored.append(result.source)

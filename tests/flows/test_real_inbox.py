@@ -76,3 +76,45 @@ def test_real_trf_files_are_rated_for_fide(shared_data: Path, sqlite_url: str, t
         detail = warehouse.competition_report(db, cid, federation="fide")
         forfeits = detail.games.filter(pl.col("status") == "forfeit")
         assert not forfeits.get_column("rated").fill_null(False).any()
+
+
+@pytest.mark.slow
+def test_every_real_native_file_goes_through_and_is_accounted_for(
+    shared_data: Path, sqlite_url: str, tmp_path: Path
+) -> None:
+    """Source: every native-format file of ``../shared/data`` (chess, go, scrabble, the
+    Swiss Perfect ManaCup set): each is rated, rejected with a report, or quarantined with
+    one, and none stops the others; a second night finds them all already loaded."""
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for folder in ("chess", "go", "scrabble"):
+        for path in (shared_data / folder).rglob("*"):
+            if path.is_file():
+                shutil.copy(path, inbox / path.name)
+    shutil.copytree(shared_data / "ajusc" / "manacup_2025_26", inbox / "manacup_2025_26")
+    reports = tmp_path / "reports"
+
+    first = nightly(inbox=str(inbox), warehouse_url=sqlite_url, as_of=date(2026, 11, 30), reports_dir=str(reports))
+
+    statuses = {cid: status for comps in first.competitions.values() for cid, status in comps.items()}
+    # Every competition or unreadable file has its organiser's report, nothing more.
+    assert len(list(reports.rglob("*.md"))) == len(statuses)
+    # Files in formats no federation sends (chess-results exports, the FFG's JSON list) are
+    # quarantined with a report under their file name.
+    assert set(first.competitions["unknown"]) == {
+        "british_champ_2026_crosstable_chessresults.html", "ffg_ratings_20240412.json",
+        "open_san_sebastian_33_chessresults.csv"}
+    assert set(first.competitions["unknown"].values()) == {"rejected"}
+    # The EGD world list is a rating list: left to `ratings seed`, not loaded as results.
+    assert first.files_ignored == ["egd_allworld_lp_excerpt_2018-02-22.txt"]
+    egf = first.competitions["egf"]
+    assert egf["frioul-2018-2018-09-07"] == "accepted" and egf["toulouse-2024-2024-05-18"] == "accepted"
+    assert egf["egc-2024-main-open-2024-07-28"] == "rejected" and egf["4th-bogazici-go-tournament-2024-07-06"] == "rejected"
+    fide = first.competitions["fide"]
+    assert fide["xxx-torneo-san-viator-memorial-pepe-domaica-b-2018-04-08"] == "accepted_with_exclusions"
+    assert fide["xx-open-internacional-de-gros-2010-09-24"] == "rejected"      # 4 of 9 rounds
+    assert first.competitions["ajusc"]["xii-manacup"] == "rejected"              # Swiss Perfect dump has no date
+
+    second = nightly(inbox=str(inbox), warehouse_url=sqlite_url, as_of=date(2026, 11, 30), reports_dir=str(reports))
+    assert second.published == {}
+    assert len(second.files_skipped) == first.files_seen - len(first.files_ignored)
