@@ -68,10 +68,10 @@ def backfill(
     config = federation_config(federation)
     before = stored_changes(warehouse_url, federation)
     empty_batch = FederationBatch(federation=federation)
-    run = rate_federation(empty_batch, warehouse_url, config)
+    day = as_of or to_date or date.today()
+    run = rate_federation(empty_batch, warehouse_url, config, day).run
     load_federation(empty_batch, run, warehouse_url)
-    published = publish_federation(empty_batch, run, warehouse_url, config,
-                                   as_of or to_date or date.today(), reports_dir)
+    published = publish_federation(empty_batch, run, warehouse_url, config, day, reports_dir)
     history = warehouse.history(warehouse.get_engine(warehouse_url), federation)
     in_window = history.competitions.filter(
         (pl.col("status") == "accepted")

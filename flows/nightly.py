@@ -86,11 +86,12 @@ def nightly(
         config = federation_config(fed) if fed != "unknown" else {}
         if config:
             batch = validate_batch(batch, config, gx_root, warehouse_url)
-            run = rate_federation(batch, warehouse_url, config)
+            rated = rate_federation(batch, warehouse_url, config, as_of)
+            run, progress = rated.run, rated.progress
         else:
-            run = None
+            run, progress = None, None
         load_federation(batch, run, warehouse_url)
-        published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir)
+        published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir, progress)
         summary.published[fed] = published
         summary.competitions[fed] = dict(published.reports)
         summary.report_paths += published.report_paths

@@ -67,9 +67,13 @@ def unreadable_file_reports(batch: FederationBatch) -> list[validations.Competit
 
 
 def report_from_warehouse(
-    db: Engine, competition_id: str, federation: str | None
+    db: Engine, competition_id: str, federation: str | None, progress: pl.DataFrame | None = None
 ) -> validations.CompetitionReport | None:
-    """The organiser's report of a competition as the warehouse holds it (None: unknown id)."""
+    """The organiser's report of a competition as the warehouse holds it (None: unknown id).
+
+    ``progress`` (FIDE) lists the unrated players of this competition with how far they
+    are from an initial rating.
+    """
     try:
         detail = warehouse.competition_report(db, competition_id, federation=federation)
     except warehouse.UnknownCompetitionError:
@@ -77,7 +81,11 @@ def report_from_warehouse(
     report = validations.report_from_record(detail.competition, detail.findings, detail.changes)
     games = detail.games
     excluded = int((~games.get_column("rated").fill_null(True)).sum()) if games.height else 0
-    return replace(report, games=games.height, excluded_games=excluded)
+    own = None
+    if progress is not None and progress.height and games.height:
+        ids = pl.concat([games.get_column("player_a"), games.get_column("player_b")]).unique()
+        own = progress.filter(pl.col("player_id").is_in(ids.to_list()))
+    return replace(report, games=games.height, excluded_games=excluded, progress=own)
 
 
 @task(name="publish_federation", cache_policy=NO_CACHE)
@@ -88,6 +96,7 @@ def publish_federation(
     config: dict[str, object],
     as_of: date,
     reports_dir: str,
+    progress: pl.DataFrame | None = None,
 ) -> Published:
     """Publish the list as of ``as_of`` and every report of tonight's batch."""
     logger = get_run_logger()
@@ -106,7 +115,7 @@ def publish_federation(
         )
     published = Published(batch.federation, edition, listed, changed)
     reports = [
-        report_from_warehouse(db, cid, batch.federation)
+        report_from_warehouse(db, cid, batch.federation, progress)
         for cid in batch.competitions.get_column("competition_id").unique(maintain_order=True).to_list()
     ]
     reports += unreadable_file_reports(batch)

@@ -7,11 +7,15 @@ its place in date order: every later rating is recomputed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import date
+
 import polars as pl
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 import engine
+import validations
 import warehouse
 from formats.schema import COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
 from tasks.frames import concat
@@ -85,10 +89,30 @@ def rate(history: warehouse.History, batch: FederationBatch, config: dict[str, o
     return engine.RatingRun(changes=run.changes, explanations=run.explanations, ratings=ratings)
 
 
+@dataclass(frozen=True)
+class Rated:
+    """The re-rated state of one federation and, for FIDE, the unrated players' progress."""
+
+    run: engine.RatingRun
+    progress: pl.DataFrame | None = None   #: validations.initial_rating_progress (FIDE only)
+
+
+def unrated_progress(
+    history: warehouse.History, batch: FederationBatch, run: engine.RatingRun, as_of: date
+) -> pl.DataFrame | None:
+    """FIDE: how far each still-unrated player is from an initial rating, over the whole history."""
+    if batch.federation != "fide":
+        return None
+    accepted, games, players = merged_history(history, batch)
+    return validations.initial_rating_progress(
+        games, run.ratings, as_of, competitions=accepted, players=players
+    )
+
+
 @task(name="rate_federation", cache_policy=NO_CACHE)
 def rate_federation(
-    batch: FederationBatch, warehouse_url: str | None, config: dict[str, object]
-) -> engine.RatingRun:
+    batch: FederationBatch, warehouse_url: str | None, config: dict[str, object], as_of: date | None = None
+) -> Rated:
     """Re-rate ``batch.federation`` from its seed list through tonight's competitions."""
     logger = get_run_logger()
     history = warehouse.history(warehouse.get_engine(warehouse_url), batch.federation)
@@ -98,4 +122,4 @@ def rate_federation(
         batch.federation, run.changes.height, run.changes.get_column("competition_id").n_unique(),
         run.ratings.height,
     )
-    return run
+    return Rated(run=run, progress=unrated_progress(history, batch, run, as_of or date.today()))

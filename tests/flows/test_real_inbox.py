@@ -79,6 +79,23 @@ def test_real_trf_files_are_rated_for_fide(shared_data: Path, sqlite_url: str, t
 
 
 @pytest.mark.slow
+def test_fide_report_lists_unrated_players_progress(shared_data: Path, sqlite_url: str, tmp_path: Path) -> None:
+    """Karl Mala 2005 had 138 unrated players: the report says how far each is from a rating."""
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(shared_data / "chess" / "karl_mala_frankfurt_2005.trf", inbox)
+
+    summary = nightly(inbox=str(inbox), warehouse_url=sqlite_url, as_of=date(2005, 8, 31),
+                      reports_dir=str(tmp_path / "reports"))
+
+    (karl,) = summary.competitions["fide"]
+    report = (tmp_path / "reports" / "fide" / f"{karl}.md").read_text(encoding="utf-8")
+    section = report.split("## Unrated players: progress toward an initial rating", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| Player")]
+    assert len(rows) == 137     # every player of the file the run left unrated
+
+
+@pytest.mark.slow
 def test_every_real_native_file_goes_through_and_is_accounted_for(
     shared_data: Path, sqlite_url: str, tmp_path: Path
 ) -> None:
