@@ -70,7 +70,7 @@ def backfill(
     empty_batch = FederationBatch(federation=federation)
     day = as_of or to_date or date.today()
     run = rate_federation(empty_batch, warehouse_url, config, day).run
-    load_federation(empty_batch, run, warehouse_url)
+    load_federation(empty_batch, run, warehouse_url, config)
     published = publish_federation(empty_batch, run, warehouse_url, config, day, reports_dir)
     history = warehouse.history(warehouse.get_engine(warehouse_url), federation)
     in_window = history.competitions.filter(

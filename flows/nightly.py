@@ -90,7 +90,7 @@ def nightly(
             run, progress = rated.run, rated.progress
         else:
             run, progress = None, None
-        load_federation(batch, run, warehouse_url)
+        load_federation(batch, run, warehouse_url, config)
         published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir, progress)
         summary.published[fed] = published
         summary.competitions[fed] = dict(published.reports)

@@ -7,6 +7,7 @@ what is left by federation.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,6 +75,11 @@ def inbox_units(inbox: Path) -> list[Path | list[Path]]:
     return formats.group_inbox(paths)
 
 
+def _file_sha256(path: Path) -> str:
+    """The checksum the readers record for a single file (sha256 of its bytes)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def _federation_of(result: formats.ReadResult, default: str | None) -> str:
     for frame in (result.competitions, result.players, result.findings, result.games):
         if frame.height and "federation" in frame.columns:
@@ -94,6 +100,9 @@ def read_inbox(inbox: Path, seen: set[str], federation: str | None = None) -> In
         first = unit[0] if isinstance(unit, list) else unit
         if Path(first).name.endswith(SEED_SUFFIX):
             ignored.append(Path(first).name)
+            continue
+        if isinstance(unit, Path) and unit.is_file() and _file_sha256(unit) in seen:
+            skipped.append(unit.name)   # an identical re-send: not even parsed again
             continue
         result = formats.read(unit, federation=federation)
         if result.source_sha256 in seen:

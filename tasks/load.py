@@ -12,12 +12,19 @@ from tasks.ingest import FederationBatch
 
 @task(name="load_federation", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=[10, 60])
 def load_federation(
-    batch: FederationBatch, run: engine.RatingRun | None, warehouse_url: str | None
+    batch: FederationBatch, run: engine.RatingRun | None, warehouse_url: str | None,
+    config: dict[str, object] | None = None,
 ) -> warehouse.LoadResult:
     """Exactly-once: the warehouse skips files already in its ledger, so a retry is safe."""
     logger = get_run_logger()
+    db = warehouse.get_engine(warehouse_url)
+    if config:
+        warehouse.register_federation(
+            db, batch.federation, name=str(config.get("name")), game=str(config.get("game")),
+            system=str(config.get("system")),
+        )
     result = warehouse.load_batch(
-        warehouse.get_engine(warehouse_url),
+        db,
         warehouse.LoadBatch(
             federation=batch.federation,
             files=batch.files,
