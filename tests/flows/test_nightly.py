@@ -48,12 +48,15 @@ def test_sample_inbox_rates_eligible_and_rejects_the_short_championship(
 
 
 def test_running_twice_changes_nothing(sample_inbox: Path, sqlite_url: str, tmp_path: Path) -> None:
+    gx_root = tmp_path / "gx-project"   # a real file-based Great Expectations project, Data Docs built per run
     first = nightly(inbox=str(sample_inbox), warehouse_url=sqlite_url, as_of=AS_OF,
-                    reports_dir=str(tmp_path / "reports"))
+                    reports_dir=str(tmp_path / "reports"), gx_root=str(gx_root))
+    docs = gx_root / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html"
+    assert docs.is_file() and "ajusc" in docs.read_text(encoding="utf-8").lower()
     db = warehouse.get_engine(sqlite_url)
     before = warehouse.rating_list(db, "ajusc")
     second = nightly(inbox=str(sample_inbox), warehouse_url=sqlite_url, as_of=AS_OF,
-                     reports_dir=str(tmp_path / "reports"))
+                     reports_dir=str(tmp_path / "reports"), gx_root=str(gx_root))
 
     assert first.published["ajusc"].edition == 1
     assert sorted(second.files_skipped) == sorted(p.name for p in sample_inbox.iterdir())
