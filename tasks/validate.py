@@ -17,16 +17,19 @@ from tasks.frames import concat
 from tasks.ingest import FederationBatch
 
 
-def merge_reader_findings(batch: FederationBatch, checked: validations.Validation) -> FederationBatch:
+def merge_reader_findings(
+    batch: FederationBatch, checked: validations.Validation, extra: pl.DataFrame | None = None
+) -> FederationBatch:
     """Fold the readers' findings into the validation's verdict.
 
     A competition with a reader finding of severity ``reject`` is rejected whatever the
     eligibility rules said (its file could not be read completely), so that a game
     is never silently missing from a rated competition.
     """
-    findings = concat([batch.findings, checked.findings], FINDINGS_SCHEMA).unique(maintain_order=True)
+    extra = extra if extra is not None else batch.findings.head(0)
+    findings = concat([batch.findings, checked.findings, extra], FINDINGS_SCHEMA).unique(maintain_order=True)
     rejected_by_reader = set(
-        batch.findings.filter(pl.col("severity") == "reject")
+        concat([batch.findings, extra], FINDINGS_SCHEMA).filter(pl.col("severity") == "reject")
         .get_column("competition_id").drop_nulls().to_list()
     )
     competitions = checked.competitions.with_columns(
@@ -35,7 +38,10 @@ def merge_reader_findings(batch: FederationBatch, checked: validations.Validatio
         .otherwise(pl.col("status"))
         .alias("status")
     )
-    return replace(batch, competitions=competitions, games=checked.games, findings=findings)
+    games = checked.games.with_columns(
+        (pl.col("rated") & ~pl.col("competition_id").is_in(list(rejected_by_reader))).alias("rated")
+    )
+    return replace(batch, competitions=competitions, games=games, findings=findings)
 
 
 def known_ratings(db: Engine, federation: str) -> pl.DataFrame:
@@ -63,7 +69,13 @@ def validate_batch(
         config=config,
         gx_root=Path(gx_root) if gx_root else None,
     )
-    merged = merge_reader_findings(batch, checked)
+    extra = None
+    if config.get("system") == "egf-gor":
+        # A newcomer with neither grade nor EGF rating cannot be given a starting rating.
+        extra = validations.egf.newcomers_without_start(
+            batch.competitions, batch.games, batch.players, ratings, federation=batch.federation
+        )
+    merged = merge_reader_findings(batch, checked, extra)
     counts = merged.competitions.group_by("status").len().sort("status").rows()
     logger.info("%s: %s", batch.federation, ", ".join(f"{n} {s}" for s, n in counts) or "no competitions")
     return merged

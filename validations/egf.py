@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+import polars as pl
+
 #: (class, minimum basic time, minimum adjusted time), strongest first, over the board.
 CLASS_TIME_LIMITS: tuple[tuple[str, float, float], ...] = (
     ("A", 60.0, 75.0),
@@ -123,3 +125,65 @@ def adjusted_time(
     if kind == "FISCHER":
         return basic_time_min + 120 * fischer_seconds / 60
     return float(basic_time_min)
+
+
+def newcomers_without_start(
+    competitions: pl.DataFrame, games: pl.DataFrame, players: pl.DataFrame | None,
+    ratings: pl.DataFrame | None, *, federation: str = "egf",
+) -> pl.DataFrame:
+    """Findings for EGF newcomers whose starting rating cannot be known.
+
+    A player new to the EGF starts from the grade the file declares (20k = 100 ...
+    7d = 2700) unless the list or the file gives an EGF rating. A newcomer with
+    neither cannot be rated, so the competition is rejected with a finding that names
+    the player and the line of their first game (rule ``egf.newcomer_grade``).
+
+    Examples
+    --------
+    >>> comps = pl.DataFrame({"competition_id": ["T"], "source": ["t.h9"]})
+    >>> games = pl.DataFrame({"competition_id": ["T"], "player_a": ["p1"], "player_b": ["p2"],
+    ...                       "source_line": [7]})
+    >>> players = pl.DataFrame({"player_id": ["p1", "p2"], "name": ["Ana", "Bo"],
+    ...                         "declared_rank": ["3k", None], "declared_rating": [None, None]})
+    >>> newcomers_without_start(comps, games, players, None).select("rule", "line", "message").row(0)
+    ('egf.newcomer_grade', 7, "Player Bo (p2) is new to the EGF and the file gives neither a grade nor an EGF rating: add the player's grade (e.g. 12k, 2d) so a starting rating can be set.")
+    """
+    from formats.schema import FINDINGS_SCHEMA, conform, empty
+
+    if games.height == 0:
+        return empty(FINDINGS_SCHEMA)
+    appearances = pl.concat([
+        games.select("competition_id", pl.col("player_a").alias("player_id"), "source_line"),
+        games.select("competition_id", pl.col("player_b").alias("player_id"), "source_line"),
+    ]).sort("source_line", nulls_last=True).unique(["competition_id", "player_id"], keep="first", maintain_order=True)
+    known: set[str] = set()
+    if ratings is not None and ratings.height and "rating" in ratings.columns:
+        known = set(ratings.filter(pl.col("rating").is_not_null()).get_column("player_id").to_list())
+    info = pl.DataFrame(schema={"player_id": pl.Utf8(), "name": pl.Utf8(), "declared_rank": pl.Utf8(),
+                                "declared_rating": pl.Float64()})
+    if players is not None and players.height:
+        info = conform(players, {"player_id": pl.Utf8(), "name": pl.Utf8(), "declared_rank": pl.Utf8(),
+                                 "declared_rating": pl.Float64()}).unique("player_id", keep="last")
+    joined = appearances.join(info, on="player_id", how="left")
+    grade_ok = pl.col("declared_rank").map_elements(lambda r: grade_value(r) is not None, return_dtype=pl.Boolean)
+    missing = joined.filter(
+        ~pl.col("player_id").is_in(list(known))
+        & pl.col("declared_rating").is_null()
+        & (pl.col("declared_rank").is_null() | ~grade_ok.fill_null(False))
+    )
+    if missing.height == 0:
+        return empty(FINDINGS_SCHEMA)
+    sources = competitions.select("competition_id", "source")
+    rows = missing.join(sources, on="competition_id", how="left").with_columns(
+        pl.lit(federation).alias("federation"),
+        pl.lit("egf.newcomer_grade").alias("rule"),
+        pl.lit("reject").alias("severity"),
+        pl.lit("declared_rank").alias("field"),
+        pl.col("source_line").alias("line"),
+        pl.format(
+            "Player {} ({}) is new to the EGF and the file gives neither a grade nor an EGF rating: "
+            "add the player's grade (e.g. 12k, 2d) so a starting rating can be set.",
+            pl.col("name").fill_null("?"), pl.col("player_id"),
+        ).alias("message"),
+    )
+    return conform(rows, FINDINGS_SCHEMA)

@@ -121,3 +121,30 @@ def test_unreadable_file_is_quarantined_and_the_batch_goes_on(sample_inbox: Path
     assert summary.competitions["ajusc"]["CAT-2025-01"] == "accepted"
     report = (tmp_path / "r" / "ajusc" / "CAT-2026-02.md").read_text(encoding="utf-8").replace("\\", "")
     assert "CAT-2026-02.results.csv" in report and "3" in report and "score_a" in report
+
+
+def test_go_newcomer_without_grade_rejects_only_that_competition(sqlite_url: str, tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    header = "federation,competition_id,competition_name,start_date,end_date,round,player_a,player_b,score_a,event_class\n"
+    pairs = [("1", "2", "3", "4"), ("1", "3", "2", "4"), ("1", "4", "2", "3")]
+    for cid, ids in (("GO-A", ("a1", "a2", "a3", "a4")), ("GO-B", ("b1", "b2", "b3", "b4"))):
+        rows = [f"egf,{cid},Torneig {cid},2025-03-01,2025-03-02,{r},{ids[int(p)-1]},{ids[int(q)-1]},1,A\n"
+                f"egf,{cid},Torneig {cid},2025-03-01,2025-03-02,{r},{ids[int(s)-1]},{ids[int(t)-1]},0,A\n"
+                for r, (p, q, s, t) in enumerate(pairs, start=1)]
+        (inbox / f"{cid}.results.csv").write_text(header + "".join(rows), encoding="utf-8")
+    (inbox / "go.players.csv").write_text(
+        "federation,player_id,name,country,club,birth_year,declared_rank\n"
+        + "".join(f"egf,a{i},Jugador A{i},ES,Barcelona,,{g}\n" for i, g in zip(range(1, 5), ("5k", "3k", "1d", "10k")))
+        + "".join(f"egf,b{i},Jugador B{i},ES,Girona,,{g}\n" for i, g in zip(range(1, 5), ("2k", "", "4k", "1k"))),
+        encoding="utf-8",
+    )
+
+    summary = nightly(inbox=str(inbox), warehouse_url=sqlite_url, as_of=date(2025, 3, 31),
+                      reports_dir=str(tmp_path / "reports"))
+
+    assert summary.competitions["egf"] == {"GO-A": "accepted", "GO-B": "rejected"}
+    detail = warehouse.competition_report(warehouse.get_engine(sqlite_url), "GO-B", federation="egf")
+    finding = detail.findings.filter(pl.col("rule") == "egf.newcomer_grade")
+    assert finding.select("line", "field").rows() == [(2, "declared_rank")]
+    assert "Jugador B2 (b2)" in finding.get_column("message").item()
