@@ -18,6 +18,7 @@ from prefect.cache_policies import NO_CACHE
 import formats
 import warehouse
 from formats.schema import (
+    ALIASES_SCHEMA,
     BYES_SCHEMA,
     COMPETITIONS_SCHEMA,
     FINDINGS_SCHEMA,
@@ -116,6 +117,11 @@ def read_inbox(inbox: Path, seen: set[str], federation: str | None = None) -> In
             ignored.append(result.source)
             continue
         reads.setdefault(fed, []).append(result)
+    # The same person under another id or spelling (``*.aliases.csv`` dropped by the
+    # rating officer) becomes one player in every file of the night.
+    aliases = concat([r.aliases for results in reads.values() for r in results], ALIASES_SCHEMA)
+    if aliases.height:
+        reads = {fed: [r.with_aliases(aliases) for r in results] for fed, results in reads.items()}
     for fed, results in reads.items():
         files = pl.DataFrame(
             {

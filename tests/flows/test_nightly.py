@@ -148,3 +148,19 @@ def test_go_newcomer_without_grade_rejects_only_that_competition(sqlite_url: str
     finding = detail.findings.filter(pl.col("rule") == "egf.newcomer_grade")
     assert finding.select("line", "field").rows() == [(2, "declared_rank")]
     assert "Jugador B2 (b2)" in finding.get_column("message").item()
+
+
+def test_alias_file_makes_one_player_of_two_spellings(sample_inbox: Path, sqlite_url: str, tmp_path: Path) -> None:
+    # A club's file names a player by name instead of id; the officer drops an alias table.
+    results = sample_inbox / "CAT-2026-01.results.csv"
+    results.write_text(results.read_text(encoding="utf-8").replace(",1001,", ",name:nuria-puigdomenech,"),
+                       encoding="utf-8")
+    (sample_inbox / "ajusc.aliases.csv").write_text(
+        "federation,alias,player_id\najusc,name:nuria-puigdomenech,1001\n", encoding="utf-8")
+
+    nightly(inbox=str(sample_inbox), warehouse_url=sqlite_url, as_of=AS_OF, reports_dir=str(tmp_path / "r"))
+
+    changes = warehouse.rating_changes(warehouse.get_engine(sqlite_url), "ajusc")
+    assert "name:nuria-puigdomenech" not in set(changes.get_column("player_id"))
+    assert {"CAT-2025-01", "CAT-2026-01"} <= set(
+        changes.filter(pl.col("player_id") == "1001").get_column("competition_id"))
