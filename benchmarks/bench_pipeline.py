@@ -95,7 +95,8 @@ def main() -> None:
         batch, t = timed("validate (rules + GX)", validate_batch.fn, batch, config, None, url)
         total += t
         history = warehouse.history(db, "ajusc")
-        run, t = timed("rate (whole history)", rate, history, batch, config)
+        rated, t = timed("rate (whole history)", rate, history, batch, config)
+        run = rated.run
         total += t
         _, t = timed("load (one transaction)", load_federation.fn, batch, run, url)
         total += t

@@ -69,13 +69,12 @@ def backfill(
     before = stored_changes(warehouse_url, federation)
     empty_batch = FederationBatch(federation=federation)
     day = as_of or to_date or date.today()
-    run = rate_federation(empty_batch, warehouse_url, config, day).run
+    rated = rate_federation(empty_batch, warehouse_url, config, day)
+    run = rated.run
     load_federation(empty_batch, run, warehouse_url, config)
     published = publish_federation(empty_batch, run, warehouse_url, config, day, reports_dir)
-    history = warehouse.history(warehouse.get_engine(warehouse_url), federation)
-    in_window = history.competitions.filter(
-        (pl.col("status") == "accepted")
-        & (pl.col("end_date") >= from_date)
+    in_window = rated.competitions.filter(
+        (pl.col("end_date") >= from_date)
         & (pl.col("end_date") <= (to_date or date.max))
     ).get_column("competition_id")
     window = lambda f: f.filter(pl.col("competition_id").is_in(in_window.to_list()))  # noqa: E731

@@ -72,8 +72,23 @@ def own_declared_ratings(players: pl.DataFrame, federation: str) -> pl.DataFrame
     )
 
 
-def rate(history: warehouse.History, batch: FederationBatch, config: dict[str, object]) -> engine.RatingRun:
-    """The engine over the merged history (pure; the task below adds logging)."""
+@dataclass(frozen=True)
+class Rated:
+    """The re-rated state of one federation, what it was rated from and, for FIDE, the
+    unrated players' progress."""
+
+    run: engine.RatingRun
+    competitions: pl.DataFrame             #: the accepted competitions that were rated
+    progress: pl.DataFrame | None = None   #: validations.initial_rating_progress (FIDE only)
+
+
+def rate(
+    history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None = None
+) -> Rated:
+    """The engine over the merged history (pure; the task below adds logging).
+
+    FIDE: also how far each still-unrated player is from an initial rating on ``as_of``.
+    """
     accepted, games, players = merged_history(history, batch)
     run = engine.rate_history(
         batch.federation, accepted, games, history.seed, config=config,
@@ -86,26 +101,15 @@ def rate(history: warehouse.History, batch: FederationBatch, config: dict[str, o
         .with_columns(pl.coalesce("name", "_name").alias("name"))
         .drop("_name")
     )
-    return engine.RatingRun(changes=run.changes, explanations=run.explanations, ratings=ratings)
-
-
-@dataclass(frozen=True)
-class Rated:
-    """The re-rated state of one federation and, for FIDE, the unrated players' progress."""
-
-    run: engine.RatingRun
-    progress: pl.DataFrame | None = None   #: validations.initial_rating_progress (FIDE only)
-
-
-def unrated_progress(
-    history: warehouse.History, batch: FederationBatch, run: engine.RatingRun, as_of: date
-) -> pl.DataFrame | None:
-    """FIDE: how far each still-unrated player is from an initial rating, over the whole history."""
-    if batch.federation != "fide":
-        return None
-    accepted, games, players = merged_history(history, batch)
-    return validations.initial_rating_progress(
-        games, run.ratings, as_of, competitions=accepted, players=players
+    progress = None
+    if batch.federation == "fide":
+        progress = validations.initial_rating_progress(
+            games, ratings, as_of or date.today(), competitions=accepted, players=players
+        )
+    return Rated(
+        run=engine.RatingRun(changes=run.changes, explanations=run.explanations, ratings=ratings),
+        competitions=accepted,
+        progress=progress,
     )
 
 
@@ -116,10 +120,11 @@ def rate_federation(
     """Re-rate ``batch.federation`` from its seed list through tonight's competitions."""
     logger = get_run_logger()
     history = warehouse.history(warehouse.get_engine(warehouse_url), batch.federation)
-    run = rate(history, batch, config)
+    rated = rate(history, batch, config, as_of)
+    run = rated.run
     logger.info(
         "%s: %d rating change(s) over %d competition(s), %d player(s) in the state",
         batch.federation, run.changes.height, run.changes.get_column("competition_id").n_unique(),
         run.ratings.height,
     )
-    return Rated(run=run, progress=unrated_progress(history, batch, run, as_of or date.today()))
+    return rated
