@@ -20,26 +20,26 @@ from tasks.ingest import FederationBatch
 def merge_reader_findings(
     batch: FederationBatch, checked: validations.Validation, extra: pl.DataFrame | None = None
 ) -> FederationBatch:
-    """Fold the readers' findings into the validation's verdict.
+    """Fold the readers' findings (and ``extra`` checks made here) into the validation's verdict.
 
     A competition with a reader finding of severity ``reject`` is rejected whatever the
     eligibility rules said (its file could not be read completely), so that a game
-    is never silently missing from a rated competition.
+    is never silently missing from a rated competition; its games are not rated.
     """
     extra = extra if extra is not None else batch.findings.head(0)
     findings = concat([batch.findings, checked.findings, extra], FINDINGS_SCHEMA).unique(maintain_order=True)
-    rejected_by_reader = set(
+    rejected = set(
         concat([batch.findings, extra], FINDINGS_SCHEMA).filter(pl.col("severity") == "reject")
         .get_column("competition_id").drop_nulls().to_list()
     )
     competitions = checked.competitions.with_columns(
-        pl.when(pl.col("competition_id").is_in(list(rejected_by_reader)))
+        pl.when(pl.col("competition_id").is_in(list(rejected)))
         .then(pl.lit("rejected"))
         .otherwise(pl.col("status"))
         .alias("status")
     )
     games = checked.games.with_columns(
-        (pl.col("rated") & ~pl.col("competition_id").is_in(list(rejected_by_reader))).alias("rated")
+        (pl.col("rated") & ~pl.col("competition_id").is_in(list(rejected))).alias("rated")
     )
     return replace(batch, competitions=competitions, games=games, findings=findings)
 
