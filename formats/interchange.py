@@ -80,7 +80,8 @@ RESULTS_REQUIRED = (
 )
 PLAYERS_COLUMNS = tuple(PLAYERS_SCHEMA)
 PLAYERS_REQUIRED = ("federation", "player_id")
-RATINGS_COLUMNS = tuple(RATINGS_SCHEMA)
+#: ``edition`` (optional, DESIGN.md *Publication*): the list's edition number, one value per file.
+RATINGS_COLUMNS = (*RATINGS_SCHEMA, "edition")
 RATINGS_REQUIRED = ("federation", "player_id", "rating")
 ALIASES_COLUMNS = tuple(ALIASES_SCHEMA)
 ALIASES_REQUIRED = ALIASES_COLUMNS
@@ -821,7 +822,20 @@ def _ratings(
         return ReadResult.build(name, digest, fmt, f)
     out: list[dict[str, object]] = []
     seen: dict[tuple[str, str], int] = {}
+    editions: dict[int, int] = {}   # edition -> first line declaring it
     for line, rec in _records(header, rows, f, None):
+        edition = _int(rec, "edition", line, f)
+        if edition is not None:
+            if edition < 0:
+                f.add("format.csv.bad_edition", "reject",
+                      f"edition must be a whole number >= 0, not {rec['edition']!r}", line=line, field="edition")
+            elif editions and edition not in editions:
+                first, first_line = next(iter(editions.items()))
+                f.add("format.csv.bad_edition", "reject",
+                      f"edition {edition} differs from edition {first} on line {first_line}: "
+                      "a starting list is one edition", line=line, field="edition")
+            else:
+                editions.setdefault(edition, line)
         fed = _federation(rec["federation"], federation)
         if fed is None or (federation is not None and fed != federation):
             f.add(
@@ -906,7 +920,8 @@ def _ratings(
         )
     ratings = frame(out, RATINGS_SCHEMA)
     players = ratings.select("federation", "player_id", "name")
-    return ReadResult.build(name, digest, fmt, f, ratings=ratings, players=players)
+    return ReadResult.build(name, digest, fmt, f, ratings=ratings, players=players,
+                            list_edition=next(iter(editions), None))
 
 
 def _aliases(

@@ -71,6 +71,9 @@ class ReadResult:
     ratings: pl.DataFrame = field(default_factory=lambda: empty(RATINGS_SCHEMA))
     #: ALIASES_SCHEMA: an alias table (``*.aliases.csv``); empty otherwise.
     aliases: pl.DataFrame = field(default_factory=lambda: empty(ALIASES_SCHEMA))
+    #: The edition number a starting list declares (optional ``edition`` column of
+    #: ``*.ratings.csv``, DESIGN.md *Publication*); later editions are numbered from it.
+    list_edition: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -122,6 +125,7 @@ class ReadResult:
             findings=self.findings,
             ratings=each(self.ratings, ("player_id",)),
             aliases=self.aliases,
+            list_edition=self.list_edition,
         )
 
     @classmethod
@@ -138,6 +142,7 @@ class ReadResult:
         byes: pl.DataFrame | None = None,
         ratings: pl.DataFrame | None = None,
         aliases: pl.DataFrame | None = None,
+        list_edition: int | None = None,
     ) -> ReadResult:
         """Assemble a result, conforming every frame to its schema."""
 
@@ -155,6 +160,7 @@ class ReadResult:
             findings=findings.frame(),
             ratings=c(ratings, RATINGS_SCHEMA),
             aliases=c(aliases, ALIASES_SCHEMA),
+            list_edition=list_edition,
         )
 
     @classmethod

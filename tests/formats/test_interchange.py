@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import formats
+from formats.interchange import from_interchange
 from formats.schema import (
     COMPETITIONS_SCHEMA,
     FINDINGS_SCHEMA,
@@ -504,3 +505,19 @@ def test_vectorised_path_is_fast() -> None:
     assert elapsed < 10, (
         elapsed
     )  # measured ~1 s on the 2-core CI machine; the row reader takes ~12 s
+
+
+def test_ratings_edition_column_is_carried_as_the_list_edition() -> None:
+    """DESIGN.md *Publication*: the optional ``edition`` column numbers the seeded list."""
+    data = (b"federation,player_id,name,rating,games,as_of,edition\n"
+            b"ajusc,1,A,1386,345,2025-09-01,190\najusc,2,B,1399,401,2025-09-01,190\n")
+    r = from_interchange(data, "season.ratings.csv")
+    assert r.ok and r.list_edition == 190 and r.ratings.height == 2
+
+
+def test_ratings_edition_must_be_one_per_file() -> None:
+    data = (b"federation,player_id,name,rating,games,as_of,edition\n"
+            b"ajusc,1,A,1386,345,2025-09-01,190\najusc,2,B,1399,401,2025-09-01,191\n")
+    r = from_interchange(data, "season.ratings.csv")
+    bad = r.findings.filter(pl.col("rule") == "format.csv.bad_edition")
+    assert not r.ok and bad.select("line", "field").row(0) == (3, "edition")
