@@ -18,14 +18,23 @@ def concat(frames: Iterable[pl.DataFrame], schema: dict[str, pl.DataType]) -> pl
     >>> from formats.schema import BYES_SCHEMA
     >>> concat([], BYES_SCHEMA).height
     0
+
+    Empty frames still bring their extra columns, so that a night whose batch holds no
+    competition (only unreadable files) still has a ``status`` column downstream:
+
+    >>> from formats.schema import COMPETITIONS_SCHEMA
+    >>> validated = empty(COMPETITIONS_SCHEMA).with_columns(pl.lit("accepted").alias("status"))
+    >>> "status" in concat([empty(COMPETITIONS_SCHEMA), validated], COMPETITIONS_SCHEMA).columns
+    True
     """
-    parts = [f for f in frames if f is not None and f.height > 0]
-    if not parts:
-        return empty(schema)
+    given = [f for f in frames if f is not None]
     extra: dict[str, pl.DataType] = {}
-    for frame in parts:
+    for frame in given:
         for name, dtype in frame.schema.items():
             if name not in schema:
                 extra.setdefault(name, dtype)
     full = {**schema, **extra}
+    parts = [f for f in given if f.height > 0]
+    if not parts:
+        return empty(full)
     return pl.concat([conform(f, full) for f in parts], how="vertical_relaxed")

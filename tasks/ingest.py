@@ -8,7 +8,7 @@ what is left by federation.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import polars as pl
@@ -90,6 +90,80 @@ def _federation_of(result: formats.ReadResult, default: str | None) -> str:
     return default or "unknown"
 
 
+#: Rule id of the finding that records a version replaced by a later one of the same night.
+SUPERSEDED_SAME_NIGHT = "ingest.superseded_same_night"
+
+
+def keep_latest_versions(results: list[formats.ReadResult], sent: dict[str, float]) -> list[formats.ReadResult]:
+    """One version per competition in a night: the file that reached the inbox last wins.
+
+    An organiser who sends a corrected file on the day of the first one leaves two
+    different files of one competition in the inbox. The one modified last (ties: the
+    later file name) is the competition; the earlier one is kept in the load ledger
+    (so it is never read again) without its competitions, and the competition's report
+    says which file was replaced by which, with a ``warn`` finding.
+
+    Examples
+    --------
+    >>> from formats.interchange import from_interchange
+    >>> head = b"federation,competition_id,start_date,round,player_a,player_b,score_a\\n"
+    >>> old = from_interchange(head + b"ajusc,C,2025-10-04,1,1,2,1\\n", "c.results.csv")
+    >>> new = from_interchange(head + b"ajusc,C,2025-10-04,1,1,2,0\\n", "c-fixed.results.csv")
+    >>> kept = keep_latest_versions([old, new], {"c.results.csv": 1.0, "c-fixed.results.csv": 2.0})
+    >>> [(r.source, r.competitions.height) for r in kept]
+    [('c.results.csv', 0), ('c-fixed.results.csv', 1)]
+    >>> kept[1].findings.select("rule", "severity", "source").row(0)
+    ('ingest.superseded_same_night', 'warn', 'c.results.csv')
+    """
+    latest: dict[tuple[str | None, str], formats.ReadResult] = {}
+    for result in results:
+        for fed, cid in result.competitions.select("federation", "competition_id").iter_rows():
+            key = (fed, cid)
+            held = latest.get(key)
+            if held is None or (sent.get(result.source, 0.0), result.source) > (
+                sent.get(held.source, 0.0), held.source
+            ):
+                latest[key] = result
+    replaced: dict[str, list[tuple[str | None, str, str]]] = {}   # losing source -> (fed, id, winner)
+    for result in results:
+        for fed, cid in result.competitions.select("federation", "competition_id").iter_rows():
+            winner = latest[(fed, cid)]
+            if winner is not result and winner.source_sha256 != result.source_sha256:
+                replaced.setdefault(result.source, []).append((fed, cid, winner.source))
+    if not replaced:
+        return results
+    notes: dict[str, list[dict[str, object]]] = {}   # winning source -> findings to add
+    out: list[formats.ReadResult] = []
+    for result in results:
+        lost = replaced.get(result.source, [])
+        for fed, cid, winner in lost:
+            notes.setdefault(winner, []).append({
+                "federation": fed, "competition_id": cid, "rule": SUPERSEDED_SAME_NIGHT,
+                "severity": "warn",
+                "message": (f"{result.source} was replaced by {winner}, a later version of competition "
+                            f"{cid!r} sent the same night (the file that reached the inbox last is "
+                            "rated); nothing to fix unless the earlier file was the right one"),
+                "source": result.source, "line": None, "field": None,
+            })
+        if lost:
+            ids = [cid for _, cid, _ in lost]
+            keep = ~pl.col("competition_id").is_in(ids)
+            result = replace(
+                result,
+                competitions=result.competitions.filter(keep),
+                games=result.games.filter(keep),
+                byes=result.byes.filter(keep),
+                findings=result.findings.filter(pl.col("competition_id").is_null() | keep),
+            )
+        out.append(result)
+    return [
+        replace(r, findings=concat([r.findings, pl.DataFrame(notes[r.source], schema=FINDINGS_SCHEMA)],
+                                   FINDINGS_SCHEMA))
+        if r.source in notes else r
+        for r in out
+    ]
+
+
 def read_inbox(inbox: Path, seen: set[str], federation: str | None = None) -> Ingested:
     """Read every unit of ``inbox`` whose checksum is not in ``seen``; group them by federation."""
     batches: dict[str, FederationBatch] = {}
@@ -97,6 +171,7 @@ def read_inbox(inbox: Path, seen: set[str], federation: str | None = None) -> In
     ignored: list[str] = []
     units = inbox_units(inbox)
     reads: dict[str, list[formats.ReadResult]] = {}
+    sent: dict[str, float] = {}   # file name -> when it reached the inbox (mtime)
     for unit in units:
         first = unit[0] if isinstance(unit, list) else unit
         if Path(first).name.endswith(SEED_SUFFIX):
@@ -117,6 +192,8 @@ def read_inbox(inbox: Path, seen: set[str], federation: str | None = None) -> In
             ignored.append(result.source)
             continue
         reads.setdefault(fed, []).append(result)
+        sent[result.source] = max(p.stat().st_mtime for p in (unit if isinstance(unit, list) else [unit]))
+    reads = {fed: keep_latest_versions(results, sent) for fed, results in reads.items()}
     # The same person under another id or spelling (``*.aliases.csv`` dropped by the
     # rating officer) becomes one player in every file of the night.
     aliases = concat([r.aliases for results in reads.values() for r in results], ALIASES_SCHEMA)
