@@ -1,0 +1,309 @@
+"""The benchmark harness: ``python -m benchmarks``.
+
+On one generated history per system and size (``benchmarks/generate.py``, seeded), it
+prints, in one run on the same data:
+
+- ``engine``: ``engine.rate_history`` games per second, beside the tests' plain scalar
+  Python reference (``tests/engine/reference.py``) timed in the same run on the first
+  ``--reference-games`` games;
+- ``io floor``: reading the results CSV with polars and inserting the game rows into
+  the database (SQLite ``executemany``, PostgreSQL ``COPY``), the least any load can cost;
+- ``run``: ``ratings run`` on an inbox holding that history (after ``ratings seed``),
+  on each database, and its marginal time over the I/O floor;
+- ``incremental``: a night of 50 new competitions on top of the history;
+- ``backfill``: ``ratings backfill`` from the first day (the whole history again);
+- ``whatif``: ``ratings whatif --set-rating`` on a seeded player (when the command exists);
+- ``fixed``: ``ratings run`` on an empty inbox (imports, Prefect, migrations);
+- the peak memory (max RSS) of each row, every row being its own process.
+
+    python -m benchmarks                                   # 100k, 1M and 5M games, all systems, SQLite
+    python -m benchmarks --sizes 1M --databases sqlite,postgresql
+    python -m benchmarks --sizes 2k --systems ajusc --quick   # the CI smoke size
+
+Figures go in the README and the closing notes; no test asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("DO_NOT_TRACK", "1")
+# A loaded machine starts the temporary Prefect server slowly; the default 20 s is too short.
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+
+
+@dataclass
+class Row:
+    system: str
+    games: int
+    what: str
+    database: str
+    seconds: float
+    peak_mb: float
+    note: str = ""
+
+    def line(self) -> str:
+        rate = f"{self.games / self.seconds / 1e6:8.2f}" if self.seconds > 0 and self.what in (
+            "engine", "reference") else f"{'':8s}"
+        return (f"| {self.system:6s} | {self.games:>10,} | {self.what:12s} | {self.database:10s} | "
+                f"{self.seconds:9.2f} | {rate} | {self.peak_mb:8.0f} | {self.note} |")
+
+
+HEADER = ("| system | games      | what         | database   | seconds   | M games/s | peak MB | note |\n"
+          "|--------|-----------:|--------------|------------|----------:|---------:|--------:|------|")
+
+
+def parse_size(text: str) -> int:
+    """``100k`` -> 100000, ``1M`` -> 1000000, ``2500`` -> 2500."""
+    text = text.strip()
+    mult = {"k": 1_000, "K": 1_000, "m": 1_000_000, "M": 1_000_000}.get(text[-1:], 1)
+    return int(float(text[:-1] if mult > 1 else text) * mult)
+
+
+def measured(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None) -> tuple[float, float, str]:
+    """Run ``cmd`` as its own process: (wall seconds, peak RSS in MB, output); raises on failure."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd, text=True)
+    assert proc.stdout is not None
+    output = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}:\n{output[-3000:]}")
+    return seconds, usage.ru_maxrss / 1024.0, output
+
+
+def ratings_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "flows.cli", *args]
+
+
+@contextmanager
+def database(kind: str, folder: Path) -> Iterator[str]:
+    if kind == "sqlite":
+        yield f"sqlite:///{folder / 'bench.db'}"
+        return
+    sys.path.insert(0, str(REPO))
+    from warehouse.testing import postgres_server_url, temporary_postgres_database
+
+    with temporary_postgres_database(postgres_server_url(), prefix="ratings_bench_") as url:
+        yield url
+
+
+def child(argv: list[str]) -> None:
+    """Rows measured inside a child process (``python -m benchmarks --child KIND ...``)."""
+    sys.path.insert(0, str(REPO))
+    kind, folder = argv[0], Path(argv[1])
+    import polars as pl
+
+    results = next(folder.glob("*.results.csv"))
+    if kind == "engine" or kind == "reference":
+        import engine
+        import formats
+
+        read = formats.read(results)
+        seed = formats.read(next(folder.glob("*.ratings.csv"))).ratings
+        players = formats.read(next(folder.glob("*.players.csv"))).players
+        comps, games = read.competitions, read.games
+        fed = comps.get_column("federation")[0]
+        if kind == "engine":
+            warm = comps.head(3)
+            engine.rate_history(fed, warm, games.filter(pl.col("competition_id").is_in(warm["competition_id"].to_list())),
+                                seed, players=players)
+            t = time.perf_counter()
+            run = engine.rate_history(fed, comps, games, seed, players=players)
+            print(json.dumps({"seconds": time.perf_counter() - t, "games": games.height,
+                              "explanations": run.explanations.height}))
+        else:
+            from tests.engine import reference
+
+            limit = int(argv[2])
+            order = comps.sort("end_date", "start_date", "competition_id")
+            counts = games.group_by("competition_id").len()
+            order = order.join(counts, on="competition_id").with_columns(pl.col("len").cum_sum().alias("upto"))
+            keep = order.filter(pl.col("upto") - pl.col("len") < limit)
+            part = games.filter(pl.col("competition_id").is_in(keep["competition_id"].to_list()))
+            fn = {"ajusc": reference.barruf, "fide": reference.fide, "egf": reference.egf}[fed]
+            if fed == "egf":
+                # The reference takes every starting rating given: newcomers start from their grade
+                # (EGF: 1d = 2100, 100 points a grade), as the engine does from declared_rank.
+                grade = pl.col("declared_rank")
+                number = grade.str.extract(r"(\d+)").cast(pl.Float64)
+                newcomers = players.filter(~pl.col("player_id").is_in(seed["player_id"].to_list())).select(
+                    "player_id",
+                    pl.when(grade.str.ends_with("d")).then(2000.0 + 100.0 * number)
+                    .otherwise(2100.0 - 100.0 * number).alias("rating"),
+                )
+                seed = pl.concat([seed.select("player_id", "rating"), newcomers])
+            t = time.perf_counter()
+            fn(keep.drop("len", "upto"), part, seed)
+            print(json.dumps({"seconds": time.perf_counter() - t, "games": part.height}))
+    elif kind == "floor":
+        url = argv[2]
+        t = time.perf_counter()
+        frame = pl.read_csv(results, try_parse_dates=True, infer_schema_length=10_000)
+        columns = ["competition_id", "round", "player_a", "player_b", "score_a", "status"]
+        rows = frame.select(columns).rows()
+        if url.startswith("sqlite"):
+            import sqlite3
+
+            con = sqlite3.connect(url.removeprefix("sqlite:///"))
+            con.execute("CREATE TABLE floor_games (competition_id TEXT, round INTEGER, player_a TEXT, "
+                        "player_b TEXT, score_a REAL, status TEXT)")
+            con.executemany("INSERT INTO floor_games VALUES (?, ?, ?, ?, ?, ?)", rows)
+            con.commit()
+            con.close()
+        else:
+            import psycopg
+
+            with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://")) as con:
+                con.execute("CREATE TABLE floor_games (competition_id TEXT, round INTEGER, player_a TEXT, "
+                            "player_b TEXT, score_a REAL, status TEXT)")
+                with con.cursor().copy("COPY floor_games FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+        print(json.dumps({"seconds": time.perf_counter() - t, "games": frame.height}))
+
+
+def bench_system(system: str, games: int, databases: list[str], args: argparse.Namespace, work: Path) -> list[Row]:
+    sys.path.insert(0, str(REPO))
+    from benchmarks.generate import generate, write_interchange
+
+    rows: list[Row] = []
+    fed = generate(system, games, players=args.players or None, seed=args.seed)
+    history = work / f"{system}-{games}" / "history"
+    paths = write_interchange(fed, history)
+    n = fed.games
+    print(f"# {system}: {n:,} games, {fed.competitions:,} competitions, {fed.players.height:,} players, "
+          f"{fed.seed.height:,} on the starting list ({fed.first_day} .. {fed.last_day})", flush=True)
+
+    def timed_child(kind: str, *extra: str) -> tuple[dict[str, float], float]:
+        seconds, peak, out = measured([sys.executable, "-m", "benchmarks", "--child", kind, str(history), *extra],
+                                      cwd=REPO)
+        return json.loads(out.strip().splitlines()[-1]), peak
+
+    out, peak = timed_child("engine")
+    rows.append(Row(system, n, "engine", "-", out["seconds"], peak, f"{int(out['explanations']):,} explanation rows"))
+    print(rows[-1].line(), flush=True)
+    if args.reference_games:
+        out, peak = timed_child("reference", str(args.reference_games))
+        ref_rate = out["games"] / out["seconds"]
+        eng_rate = n / rows[-1].seconds
+        rows.append(Row(system, int(out["games"]), "reference", "-", out["seconds"], peak,
+                        f"engine / reference = {eng_rate / ref_rate:.1f}x"))
+        print(rows[-1].line(), flush=True)
+    if args.quick_engine_only:
+        return rows
+    for db in databases:
+        for_db = work / f"{system}-{games}" / db
+        for_db.mkdir(parents=True, exist_ok=True)
+        with database(db, for_db) as url:
+            out, peak = timed_child("floor", url)
+            floor = out["seconds"]
+            rows.append(Row(system, n, "io floor", db, floor, peak, "polars read_csv + insert game rows"))
+            print(rows[-1].line(), flush=True)
+        with database(db, for_db) as url:
+            base = ["--warehouse", url]
+            empty = for_db / "empty-inbox"
+            empty.mkdir(exist_ok=True)
+            seconds, peak, _ = measured(ratings_cmd("run", "--inbox", str(empty), *base,
+                                                    "--reports", str(for_db / "reports")), cwd=for_db)
+            rows.append(Row(system, 0, "fixed", db, seconds, peak, "ratings run on an empty inbox"))
+            print(rows[-1].line(), flush=True)
+            measured(ratings_cmd("seed", "--federation", system, str(paths["ratings"]), *base), cwd=for_db)
+            inbox = for_db / "inbox"
+            inbox.mkdir(exist_ok=True)
+            shutil.copy(paths["results"], inbox)
+            shutil.copy(paths["players"], inbox)
+            seconds, peak, _ = measured(ratings_cmd("run", "--inbox", str(inbox), *base, "--federation", system,
+                                                    "--reports", str(for_db / "reports"),
+                                                    "--as-of", str(fed.last_day)), cwd=for_db)
+            full = seconds
+            rows.append(Row(system, n, "run", db, seconds, peak,
+                            f"marginal / floor = {(seconds - rows[-1].seconds) / floor:.1f}x"))
+            print(rows[-1].line(), flush=True)
+            night = generate(system, 10_000_000, players=fed.players.height, seed=args.seed + 1,
+                             competitions_after=fed.last_day + timedelta(days=1), max_competitions=50)
+            night_paths = write_interchange(night, for_db / "night", stem="night")
+            tonight = for_db / "inbox-night"
+            tonight.mkdir(exist_ok=True)
+            shutil.copy(night_paths["results"], tonight)
+            seconds, peak, _ = measured(ratings_cmd("run", "--inbox", str(tonight), *base, "--federation", system,
+                                                    "--reports", str(for_db / "reports"),
+                                                    "--as-of", str(night.last_day)), cwd=for_db)
+            rows.append(Row(system, night.games, "incremental", db, seconds, peak,
+                            f"50 competitions on top; {seconds / full:.0%} of the full run"))
+            print(rows[-1].line(), flush=True)
+            seconds, peak, _ = measured(ratings_cmd("backfill", "--federation", system, "--from", str(fed.first_day),
+                                                    *base), cwd=for_db)
+            rows.append(Row(system, n + night.games, "backfill", db, seconds, peak, "from the first day"))
+            print(rows[-1].line(), flush=True)
+            has_whatif = subprocess.run(ratings_cmd("whatif", "--help"), capture_output=True, cwd=for_db).returncode == 0
+            if has_whatif:
+                player = fed.seed.get_column("player_id")[0]
+                seconds, peak, _ = measured(ratings_cmd("whatif", "--federation", system, "--set-rating",
+                                                        f"{player}=1500", *base, "--format", "csv"), cwd=for_db)
+                rows.append(Row(system, n + night.games, "whatif", db, seconds, peak, f"--set-rating {player}=1500"))
+            else:
+                rows.append(Row(system, 0, "whatif", db, 0.0, 0.0, "no `ratings whatif` in this version"))
+            print(rows[-1].line(), flush=True)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        child(argv[1:])
+        return 0
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="100k,1M,5M", help="comma-separated game counts (100k, 1M, 2500)")
+    parser.add_argument("--systems", default="ajusc,fide,egf")
+    parser.add_argument("--databases", default="sqlite", help="sqlite and/or postgresql")
+    parser.add_argument("--players", type=int, default=0, help="population (default: games / 20)")
+    parser.add_argument("--reference-games", type=int, default=200_000,
+                        help="games the scalar reference rates (0: skip it)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--engine-only", dest="quick_engine_only", action="store_true",
+                        help="only the engine and reference rows")
+    parser.add_argument("--work", type=Path, default=None, help="keep the generated files here")
+    args = parser.parse_args(argv)
+    sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
+    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    databases = [d.strip() for d in args.databases.split(",") if d.strip()]
+    keep = args.work is not None
+    work = args.work or Path(tempfile.mkdtemp(prefix="ratings-bench-"))
+    print(f"python -m benchmarks --sizes {args.sizes} --systems {args.systems} --databases {args.databases}"
+          f" ({os.cpu_count()} cores)", flush=True)
+    rows: list[Row] = []
+    try:
+        for size in sizes:
+            for system in systems:
+                rows += bench_system(system, size, databases, args, work)
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+    print()
+    print(HEADER)
+    for row in rows:
+        print(row.line())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

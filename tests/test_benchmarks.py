@@ -1,0 +1,49 @@
+"""The benchmark harness runs (issue 11): a smoke run at a tiny size, never a timing assertion."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _harness(*args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "benchmarks", *args], cwd=REPO, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def test_generator_is_seeded_and_realistic() -> None:
+    from benchmarks.generate import generate
+
+    one, two = generate("egf", 5_000, seed=3), generate("egf", 5_000, seed=3)
+    assert one.results.equals(two.results)
+    sizes = one.results.group_by("competition_id").agg(
+        players=pl.concat_list("player_a", "player_b").explode().n_unique(), rounds=pl.col("round").max(),
+    )
+    assert sizes["players"].min() >= 4 and sizes["players"].max() <= 200
+    assert sizes["rounds"].min() >= 3 and sizes["rounds"].max() <= 15
+    statuses = set(one.results.get_column("status"))
+    assert statuses == {"played", "forfeit"}
+    newcomers = set(one.results["player_a"]) - set(one.seed["player_id"])
+    assert newcomers, "some players are unrated newcomers"
+
+
+def test_engine_rows_for_every_system() -> None:
+    out = _harness("--sizes", "2k", "--engine-only", "--reference-games", "2000")
+    for system in ("ajusc", "fide", "egf"):
+        assert f"| {system:6s} |" in out
+    assert out.count("engine / reference") == 6   # printed as measured, then in the final table
+
+
+@pytest.mark.slow
+def test_end_to_end_rows_on_sqlite() -> None:
+    out = _harness("--sizes", "2k", "--systems", "ajusc", "--reference-games", "0")
+    for what in ("io floor", "fixed", "run", "incremental", "backfill", "whatif"):
+        assert f"| {what:12s} |" in out
