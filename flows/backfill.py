@@ -18,6 +18,7 @@ from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
 import warehouse
+from warehouse.guard import checkpoint, exclusive
 from flows.config import federation_config
 from tasks.ingest import FederationBatch
 from tasks.load import load_federation
@@ -55,6 +56,7 @@ def stored_changes(warehouse_url: str | None, federation: str) -> pl.DataFrame:
 
 
 @flow(name="backfill", description="Re-rate a federation's history from a date and republish.")
+@exclusive   # one writing run at a time per warehouse (warehouse/guard.py)
 def backfill(
     federation: str,
     from_date: date,
@@ -70,9 +72,12 @@ def backfill(
     empty_batch = FederationBatch(federation=federation)
     day = as_of or to_date or date.today()
     rated = rate_federation(empty_batch, warehouse_url, config, day)
+    checkpoint("rate")
     run = rated.run
     load_federation(empty_batch, run, warehouse_url, config)
+    checkpoint("load")
     published = publish_federation(empty_batch, run, warehouse_url, config, day, reports_dir)
+    checkpoint("publish")
     in_window = rated.competitions.filter(
         (pl.col("end_date") >= from_date)
         & (pl.col("end_date") <= (to_date or date.max))

@@ -53,27 +53,63 @@ LIST_COLUMNS = ["federation", "player_id", "name", "rating", "games", "status", 
 
 def _friendly(command: Callable[P, None]) -> Callable[P, None]:
     """Turn a user's mistake raised deep inside (a domain ``ValueError``, a missing file, an
-    unreachable database) into one line on stderr and exit code 1."""
+    unreachable database) into one line on stderr and exit code 1, another run holding the
+    warehouse into exit code 3, and anything unexpected into one line, the path of a log
+    file with the details, and exit code 2 (``flows.errors``): never a traceback."""
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
         from sqlalchemy.exc import SQLAlchemyError
 
+        from flows import errors
+
         try:
             command(*args, **kwargs)
+        except (typer.Exit, typer.Abort, KeyboardInterrupt, SystemExit):
+            raise
+        except errors_busy() as error:
+            _fail(str(error), code=errors.EXIT_BUSY)
         except (ValueError, OSError) as error:
-            _fail(str(error))
+            _fail(errors.mask_secrets(str(error)))
         except SQLAlchemyError as error:
             from warehouse import redact
 
             _fail(f"warehouse error: {redact(str(getattr(error, 'orig', None) or error)).splitlines()[0]}")
+        except Exception as error:  # noqa: BLE001 - the last line of defence: no traceback
+            _unexpected(error, command.__name__)
 
     return wrapper
 
 
-def _fail(message: str) -> None:
-    typer.echo(f"ratings: {message}", err=True)
-    raise typer.Exit(code=1)
+def errors_busy() -> type[Exception]:
+    """The exception another run's warehouse lock raises (``warehouse.guard``)."""
+    try:
+        from warehouse.guard import WarehouseBusyError
+    except ImportError:  # pragma: no cover - the guard ships with the warehouse
+        return _NeverRaised
+    return WarehouseBusyError
+
+
+class _NeverRaised(Exception):
+    """Placeholder for an exception class that does not exist."""
+
+
+def _unexpected(error: BaseException, command: str) -> None:
+    from flows import errors
+
+    try:
+        where = f"details in {errors.write_error_log(error, command)}"
+    except OSError as log_error:
+        where = f"and the log could not be written: {log_error}"
+    typer.echo(f"ratings: internal error ({errors.one_line(error)}); {where}", err=True)
+    raise typer.Exit(code=errors.EXIT_INTERNAL)
+
+
+def _fail(message: str, code: int = 1) -> None:
+    first = message.strip().splitlines()
+    typer.echo(f"ratings: {first[0] if first else message}"
+               + (f" (and {len(first) - 1} more line(s))" if len(first) > 1 else ""), err=True)
+    raise typer.Exit(code=code)
 
 
 def _parse_date(value: str | None, option: str) -> date | None:
@@ -250,15 +286,24 @@ def report(
 
 
 def main() -> None:
-    """Console-script entry point: domain errors become one line and exit code 1."""
+    """Console-script entry point: never a traceback (exit codes in ``flows.errors``)."""
+    from flows import errors
+
     try:
         app()
     except ValueError as error:   # the project's domain errors subclass ValueError
-        typer.echo(f"ratings: {error}", err=True)
-        sys.exit(1)
+        typer.echo(f"ratings: {errors.mask_secrets(str(error)).splitlines()[0]}", err=True)
+        sys.exit(errors.EXIT_USER)
     except OSError as error:
-        typer.echo(f"ratings: {error}", err=True)
-        sys.exit(1)
+        typer.echo(f"ratings: {errors.mask_secrets(str(error))}", err=True)
+        sys.exit(errors.EXIT_USER)
+    except Exception as error:  # noqa: BLE001 - raised outside a command (option parsing, import)
+        try:
+            where = f"details in {errors.write_error_log(error, ' '.join(sys.argv[1:2]))}"
+        except OSError as log_error:
+            where = f"and the log could not be written: {log_error}"
+        typer.echo(f"ratings: internal error ({errors.one_line(error)}); {where}", err=True)
+        sys.exit(errors.EXIT_INTERNAL)
 
 
 if __name__ == "__main__":

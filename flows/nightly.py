@@ -18,6 +18,7 @@ import validations
 from flows.config import federation_config
 from formats.schema import COMPETITIONS_SCHEMA, RATING_CHANGES_SCHEMA
 from tasks.frames import concat
+from warehouse.guard import checkpoint, exclusive
 from tasks.ingest import FILES_SCHEMA, ingest_inbox
 from tasks.load import load_federation
 from tasks.publish import Published, publish_federation
@@ -40,6 +41,7 @@ class NightlyRun:
 
 
 @flow(name="nightly", description="Ingest new result files, validate, rate, load and publish.")
+@exclusive   # one writing run at a time per warehouse (warehouse/guard.py)
 def nightly(
     inbox: str = "inbox",
     warehouse_url: str | None = None,
@@ -77,6 +79,7 @@ def nightly(
         # Created once, before any validation: concurrent writers corrupt a GX file project.
         validations.ensure_gx_project(Path(gx_root))
     ingested = ingest_inbox(inbox, warehouse_url, federation)
+    checkpoint("ingest")
     summary.files_seen = ingested.files_seen
     summary.files_skipped = ingested.files_skipped
     summary.files_ignored = ingested.files_ignored
@@ -86,12 +89,16 @@ def nightly(
         config = federation_config(fed) if fed != "unknown" else {}
         if config:
             batch = validate_batch(batch, config, gx_root, warehouse_url)
+            checkpoint("validate")
             rated = rate_federation(batch, warehouse_url, config, as_of)
+            checkpoint("rate")
             run, progress = rated.run, rated.progress
         else:
             run, progress = None, None
         load_federation(batch, run, warehouse_url, config)
+        checkpoint("load")
         published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir, progress)
+        checkpoint("publish")
         summary.published[fed] = published
         summary.competitions[fed] = dict(published.reports)
         summary.report_paths += published.report_paths

@@ -18,7 +18,8 @@ from formats.interchange import from_interchange, kind_of_header
 from formats.opengotha import from_opengotha, looks_like_opengotha
 from formats.pairgoth import from_pairgoth, looks_like_pairgoth
 from formats.ratinglists import from_egd_list, looks_like_egd_list
-from formats.result import ReadResult
+from formats import limits
+from formats.result import FieldValueError, ReadResult
 from formats.schema import RATINGS_SCHEMA
 from formats.swissperfect import (
     RND_HEADER,
@@ -175,6 +176,9 @@ def read_bytes(data: bytes, name: str, *, federation: str | None = None) -> Read
         return ReadResult.refused(
             name, data, "format.empty", "the file is empty", federation=federation
         )
+    oversize = limits.too_large(len(data))
+    if oversize is not None:
+        return ReadResult.refused(name, data, "limits.file_too_large", oversize, federation=federation)
     fmt = detect(data, name)
     if fmt is None:
         return ReadResult.refused(
@@ -203,8 +207,31 @@ def read_bytes(data: bytes, name: str, *, federation: str | None = None) -> Read
             federation=federation,
             line=1,
         )
+    return _run_reader(lambda: READERS[fmt](data, name, federation=federation), name, data, fmt, federation)
+
+
+def _run_reader(
+    call: Callable[[], ReadResult], name: str, data: bytes, fmt: str, federation: str | None
+) -> ReadResult:
+    """Run a reader; whatever the file holds, the answer is a ReadResult, never an exception."""
     try:
-        return READERS[fmt](data, name, federation=federation)
+        # Every value checked at the boundary: finite, in range, or a reject finding.
+        return limits.enforce(call())
+    except FieldValueError as exc:
+        return ReadResult.refused(
+            name, data, "limits.value_out_of_range", f"{exc}: correct the value in the file",
+            fmt=fmt, federation=federation, line=exc.line, field=exc.field,
+        )
+    except RecursionError:
+        return ReadResult.refused(
+            name, data, "limits.too_deep", "the file nests deeper than any results file does",
+            fmt=fmt, federation=federation,
+        )
+    except MemoryError:
+        return ReadResult.refused(
+            name, data, "limits.too_large", "the file needs more memory than any results file does",
+            fmt=fmt, federation=federation,
+        )
     except Exception as exc:  # noqa: BLE001 - a reader bug must not stop the nightly run
         # Quarantine the file with a finding instead of aborting the whole run; the tests
         # (fuzzing every reader) assert this rule never fires, so it marks a bug to fix.
@@ -253,6 +280,10 @@ def read(path: Path | Sequence[Path], *, federation: str | None = None) -> ReadR
             )
         return _read_set(members, federation)
     try:
+        oversize = limits.too_large(path.stat().st_size)
+        if oversize is not None:   # refused before it is read into memory
+            return ReadResult.refused(path.name, b"", "limits.file_too_large", oversize,
+                                      federation=federation)
         data = path.read_bytes()
     except OSError as exc:
         return ReadResult.refused(
@@ -348,7 +379,9 @@ def _read_set(paths: list[Path], federation: str | None) -> ReadResult:
             federation=federation,
             line=1,
         )
-    return from_swissperfect_set(files, federation=federation)
+    first = min(files)
+    return _run_reader(lambda: from_swissperfect_set(files, federation=federation), first,
+                       files[first], "swissperfect", federation)
 
 
 def read_ratings(path: Path, *, federation: str | None = None) -> pl.DataFrame:
@@ -373,5 +406,8 @@ def read_ratings(path: Path, *, federation: str | None = None) -> pl.DataFrame:
     if result.format not in ("interchange-ratings", "egd-ratings") and rejects.height == 0:
         raise RatingsFileError(f"{result.source}: not a rating list (detected {result.format!r})")
     if rejects.height:
-        raise RatingsFileError("\n".join(rejects["message"].to_list()))
+        # Each message names file, line and field already (``Findings.add``).
+        problems = rejects.get_column("message").to_list()
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise RatingsFileError("; ".join(problems[:3]) + more)
     return result.ratings.select(list(RATINGS_SCHEMA))

@@ -147,13 +147,12 @@ def aliases_from_names(players: pl.DataFrame, registry: pl.DataFrame) -> pl.Data
     keyed = players.filter(pl.col("player_id").str.starts_with(NAME_PREFIX)).select(
         "federation", "player_id"
     )
-    reg = registry.filter(pl.col("name").is_not_null()).select(
-        "federation",
-        pl.col("player_id").alias("registered"),
-        pl.col("name")
-        .map_elements(lambda n: NAME_PREFIX + name_key(n), return_dtype=pl.Utf8)
-        .alias("key"),
-    )
+    named = registry.filter(pl.col("name").is_not_null())
+    # Keys computed in Python beside polars, not in a callback inside an expression:
+    # polars callbacks deadlock when stages run in several threads (issue 9).
+    keys = pl.Series("key", [NAME_PREFIX + name_key(n) for n in named.get_column("name").to_list()],
+                     dtype=pl.Utf8)
+    reg = named.select("federation", pl.col("player_id").alias("registered")).with_columns(keys)
     unique = (
         reg.group_by("federation", "key")
         .agg(pl.col("registered").first(), pl.len().alias("n"))

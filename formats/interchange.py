@@ -34,6 +34,7 @@ from formats._common import (
     parse_date,
     split_lines,
 )
+from formats.limits import check_value
 from formats.result import ReadResult, frame, sha256
 from formats.schema import (
     ALIASES_SCHEMA,
@@ -735,7 +736,8 @@ def _int(
     if not v:
         return None
     try:
-        return int(float(v)) if re.fullmatch(r"-?\d+(\.0+)?", v) else int(v)
+        # "12.0" is 12; never through float, which rounds 99999999999999999999.
+        return int(v.split(".")[0]) if re.fullmatch(r"-?\d+\.0+", v) else int(v)
     except ValueError:
         f.add(
             f"format.csv.bad_{col}",
@@ -745,6 +747,31 @@ def _int(
             field=col,
         )
         return None
+
+
+#: Federations whose player ids are numbers (FIDE id, EGF PIN).
+_NUMERIC_IDS = frozenset({"fide", "egf"})
+
+
+def _alias_target_problem(federation: str, target: str) -> str | None:
+    """Why ``target`` cannot be a player id of ``federation`` (``None``: it can)."""
+    target = target.strip()
+    if target.startswith("name:"):
+        return f"player_id {target!r} is a name key, not an id of {federation}"
+    if federation in _NUMERIC_IDS and not target.isdigit():
+        return f"player_id {target!r} is not a {federation.upper()} id (digits only)"
+    return None
+
+
+def _out_of_range(f: Findings, line: int, **values: object) -> bool:
+    """Add a reject finding for every value out of its range (``formats.limits``); any?"""
+    bad = False
+    for field, value in values.items():
+        problem = check_value(field, value)
+        if problem is not None:
+            f.add("format.csv.out_of_range", "reject", f"{problem}: correct the value", line=line, field=field)
+            bad = True
+    return bad
 
 
 def _players(
@@ -792,6 +819,9 @@ def _players(
                     line=line,
                     field="declared_rating",
                 )
+        birth_year = _int(rec, "birth_year", line, f)
+        if _out_of_range(f, line, declared_rating=rating, birth_year=birth_year):
+            continue
         out.append(
             {
                 "federation": fed,
@@ -799,7 +829,7 @@ def _players(
                 "name": rec.get("name") or None,
                 "country": rec.get("country") or None,
                 "club": rec.get("club") or None,
-                "birth_year": _int(rec, "birth_year", line, f),
+                "birth_year": birth_year,
                 "declared_rank": rec.get("declared_rank") or None,
                 "declared_rating": rating,
                 "declared_rating_origin": rec.get("declared_rating_origin") or None,
@@ -904,6 +934,9 @@ def _ratings(
                     field="rated_max",
                 )
         games = _int(rec, "games", line, f)
+        k = _int(rec, "k", line, f)
+        if _out_of_range(f, line, rating=rating, rated_max=rated_max, games=games, k=k, edition=edition):
+            continue
         out.append(
             {
                 "federation": fed,
@@ -912,7 +945,7 @@ def _ratings(
                 "rating": rating,
                 "games": games if games is not None else 0,
                 "as_of": as_of,
-                "k": _int(rec, "k", line, f),
+                "k": k,
                 "status": rec.get("status") or None,
                 "last_played": rec.get("last_played") or None,
                 "rated_max": rated_max,
@@ -937,13 +970,17 @@ def _aliases(
     if not _check_header(header, hline, ALIASES_COLUMNS, ALIASES_REQUIRED, f):
         return ReadResult.build(name, digest, fmt, f)
     out: list[dict[str, object]] = []
+    targets: dict[tuple[str, str], tuple[str, int]] = {}   # (federation, alias) -> (player_id, line)
     for line, rec in _records(header, rows, f, None):
         fed = _federation(rec["federation"], federation)
-        if fed is None:
+        if fed is None or (federation is not None and fed != federation):
+            # Checked against the federation it is applied to: an alias table dropped in
+            # inbox/<federation>/ may only speak of that federation's players (issue 9).
             f.add(
                 "format.csv.unknown_federation",
                 "reject",
-                f"unknown federation {rec['federation']!r}",
+                f"federation {rec['federation']!r} is unknown"
+                + (f" or not {federation!r}, the federation this file was sent to" if federation else ""),
                 line=line,
                 field="federation",
             )
@@ -952,5 +989,15 @@ def _aliases(
             fld = "alias" if not rec["alias"] else "player_id"
             f.add("format.csv.missing_value", "reject", f"{fld} is empty", line=line, field=fld)
             continue
+        problem = _alias_target_problem(fed, rec["player_id"])
+        if problem is None and rec["alias"].strip() == rec["player_id"].strip():
+            problem = "an alias of itself changes nothing"
+        held = targets.get((fed, rec["alias"].strip()))
+        if problem is None and held is not None and held[0] != rec["player_id"].strip():
+            problem = f"alias {rec['alias']!r} already points to {held[0]!r} on line {held[1]}"
+        if problem is not None:
+            f.add("format.csv.bad_alias", "reject", f"{problem}: correct the row", line=line, field="player_id")
+            continue
+        targets.setdefault((fed, rec["alias"].strip()), (rec["player_id"].strip(), line))
         out.append({"federation": fed, "alias": rec["alias"], "player_id": rec["player_id"]})
     return ReadResult.build(name, digest, fmt, f, aliases=frame(out, ALIASES_SCHEMA))

@@ -9,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-from formats._common import Findings
+from formats._common import Findings, FormatError
 from formats.schema import (
     ALIASES_SCHEMA,
     BYES_SCHEMA,
@@ -21,7 +21,7 @@ from formats.schema import (
     empty,
 )
 
-__all__ = ["ReadResult", "frame", "sha256"]
+__all__ = ["FieldValueError", "ReadResult", "frame", "sha256"]
 
 
 def sha256(data: bytes) -> str:
@@ -29,19 +29,58 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+class FieldValueError(FormatError):
+    """A value a reader produced cannot be stored in its column (too large, wrong type)."""
+
+    def __init__(self, message: str, *, field: str, line: int | None) -> None:
+        super().__init__(message)
+        self.field = field  #: the column
+        self.line = line    #: the row's source line, when the row has one
+
+
 def frame(rows: Sequence[Mapping[str, Any]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
     """Rows of plain values as a frame of ``schema`` (empty rows: an empty frame).
+
+    Built strictly: a value that does not fit its column (``99999999999999999999``
+    games, a name where a number belongs) raises :class:`FieldValueError` naming the
+    field and line, instead of becoming a silent null (issue 9).
 
     Examples
     --------
     >>> frame([{"player_id": "7", "kind": "half"}], BYES_SCHEMA).row(0)
     (None, None, None, '7', 'half', None)
+    >>> frame([{"round": 99999999999999999999, "source_line": 4}], BYES_SCHEMA)
+    Traceback (most recent call last):
+    formats.result.FieldValueError: field 'round': 99999999999999999999 on line 4 does not fit a 32-bit integer column
     """
     if not rows:
         return empty(schema)
     names = list(schema)
     data = {n: [r.get(n) for r in rows] for n in names}
-    return conform(pl.DataFrame(data, schema=schema, strict=False), schema)
+    try:
+        built = pl.DataFrame(data, schema=schema, strict=True)
+    except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
+        raise _unfit(data, schema) from None
+    return conform(built, schema)
+
+
+def _unfit(data: dict[str, list[Any]], schema: dict[str, pl.DataType]) -> FieldValueError:
+    """The first value of ``data`` that does not fit its column, as an error."""
+    lines = data.get("source_line") or [None] * len(next(iter(data.values()), []))
+    for name, dtype in schema.items():
+        for i, value in enumerate(data[name]):
+            try:
+                pl.Series(name, [value], dtype=dtype, strict=True)
+            except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
+                line = lines[i] if i < len(lines) and isinstance(lines[i], int) else None
+                kind = {pl.Int32(): "a 32-bit integer", pl.Int64(): "a 64-bit integer",
+                        pl.Float64(): "a number", pl.Utf8(): "a text", pl.Date(): "a date",
+                        pl.Boolean(): "a true/false"}.get(dtype, str(dtype))
+                shown = repr(value) if not isinstance(value, int) else str(value)
+                where = f" on line {line}" if line is not None else f" (row {i + 1})"
+                return FieldValueError(f"field {name!r}: {shown}{where} does not fit {kind} column",
+                                       field=name, line=line)
+    return FieldValueError("a value does not fit its column", field="?", line=None)
 
 
 def _empty_players() -> pl.DataFrame:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from formats._common import Findings, decode, is_digits, parse_date, split_lines
-from formats.identity import competition_key, player_id
+from formats.identity import NAME_PREFIX, competition_key, player_id
 from formats.result import ReadResult, frame, sha256
 from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
 
@@ -210,6 +210,17 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
                 f"starting rank {p.rank} is already used on line {players[p.rank].line}",
                 line=n,
                 field="001 starting rank (cols 5-8)",
+            )
+            continue
+        if p.pid in ids_seen and not p.pid.startswith(NAME_PREFIX):
+            # Two players with one FIDE id: whose games are whose cannot be known (issue 9).
+            f.add(
+                "format.trf.duplicate_id",
+                "reject",
+                f"FIDE id {p.pid} of {p.name!r} is already used on line {ids_seen[p.pid]}: "
+                "each player has their own FIDE id; correct the id (cols 58-68)",
+                line=n,
+                field="001 FIDE id (cols 58-68)",
             )
             continue
         if p.pid in ids_seen:

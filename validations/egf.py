@@ -89,6 +89,46 @@ def grade_value(rank: str | None) -> int | None:
     return 36 + number if 1 <= number <= 9 else None
 
 
+def tournament_class_expr(basic: str, adjusted: str, online: str) -> pl.Expr:
+    """:func:`tournament_class` as a polars expression (no Python callback).
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"b": [60.0, 45.0, 40.0, 20.0, None], "a": [75.0, None, 60.0, None, None],
+    ...                    "o": [False, False, True, False, False]})
+    >>> df.select(tournament_class_expr("b", "a", "o")).to_series().to_list()
+    ['A', 'C', 'D', None, None]
+    """
+    b = pl.col(basic)
+    a = pl.coalesce(pl.col(adjusted), b)
+    on = pl.col(online).fill_null(False)
+    name, b_min, a_min = ONLINE_CLASS_LIMITS
+    expr = pl.when(on).then(pl.when((b >= b_min) & (a >= a_min)).then(pl.lit(name)))
+    for name, b_min, a_min in CLASS_TIME_LIMITS:
+        expr = expr.when((b >= b_min) & (a >= a_min)).then(pl.lit(name))
+    return expr.otherwise(pl.lit(None, pl.Utf8()))
+
+
+def grade_expr(rank: pl.Expr) -> pl.Expr:
+    """:func:`grade_value` as a polars expression (no Python callback).
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"r": ["3k", "1D", " 2p ", "x", "31k", None]})
+    >>> df.select(grade_expr(pl.col("r"))).to_series().to_list()
+    [27, 30, 38, None, None, None]
+    """
+    parts = rank.str.extract_groups(_GRADE.pattern)
+    number = parts.struct.field("1").cast(pl.Int64, strict=False)
+    kind = parts.struct.field("2").str.to_lowercase()
+    return (
+        pl.when((kind == "k") & number.is_between(1, 30)).then(30 - number)
+        .when((kind == "d") & number.is_between(1, 9)).then(29 + number)
+        .when((kind == "p") & number.is_between(1, 9)).then(36 + number)
+        .otherwise(pl.lit(None, pl.Int64()))
+    )
+
+
 def adjusted_time(
     basic_time_min: float,
     system: str | None = None,
@@ -165,7 +205,7 @@ def newcomers_without_start(
         info = conform(players, {"player_id": pl.Utf8(), "name": pl.Utf8(), "declared_rank": pl.Utf8(),
                                  "declared_rating": pl.Float64()}).unique("player_id", keep="last")
     joined = appearances.join(info, on="player_id", how="left")
-    grade_ok = pl.col("declared_rank").map_elements(lambda r: grade_value(r) is not None, return_dtype=pl.Boolean)
+    grade_ok = grade_expr(pl.col("declared_rank")).is_not_null()
     missing = joined.filter(
         ~pl.col("player_id").is_in(list(known))
         & pl.col("declared_rating").is_null()

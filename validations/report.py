@@ -542,12 +542,15 @@ def write_report(report: CompetitionReport, folder: Path) -> tuple[Path, Path]:
     tuple[Path, Path]
         The Markdown and HTML paths.
     """
-    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in report.competition_id).strip(".")
-    target = folder / (report.federation or "unknown")
-    target.mkdir(parents=True, exist_ok=True)
-    md, html = target / f"{safe or 'competition'}.md", target / f"{safe or 'competition'}.html"
-    md.write_text(render_report(report, fmt="markdown"), encoding="utf-8")
-    html.write_text(render_report(report, fmt="html"), encoding="utf-8")
+    from formats.safety import atomic_write_text, path_inside, safe_filename
+
+    # Ids and federation come from the file: never a path outside ``folder`` (issue 9);
+    # written atomically, so a run killed mid-write leaves no half report.
+    safe = safe_filename(report.competition_id)
+    target = path_inside(folder, report.federation or "unknown")
+    md, html = target / f"{safe}.md", target / f"{safe}.html"
+    atomic_write_text(md, render_report(report, fmt="markdown"))
+    atomic_write_text(html, render_report(report, fmt="html"))
     return md, html
 
 

@@ -37,9 +37,11 @@ RESULT_FORMAT: dict[str, Any] = {
 DATA_DOCS_DIR = Path("gx") / "uncommitted" / "data_docs" / "local_site"
 
 _EPHEMERAL: dict[str, Any] = {}
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()
 # One run at a time per process: Prefect runs tasks in threads, and a GX context
-# (its stores and metric caches) is not meant to be shared by concurrent runs.
+# (its stores and metric caches) is not meant to be shared by concurrent runs. The
+# pandas conversion runs under the same lock: polars ``to_pandas`` in several threads
+# at once, beside polars work that called back into Python, deadlocked (issue 9).
 _RUN_LOCK = threading.Lock()
 
 
@@ -209,13 +211,15 @@ def file_context(root: Path) -> Any:
     import great_expectations as gx
 
     stamp = root / "gx" / RULES_STAMP
-    current = stamp.read_text(encoding="utf-8").strip() if stamp.exists() else None
-    if not (root / "gx" / "great_expectations.yml").exists() or current != rules_fingerprint():
-        # A new project, or suites built from an older rule table: (re)build them, so no
-        # rule of the table goes unchecked. The flow does this once before validating.
-        ensure_gx_project(root)
     try:
-        return gx.get_context(mode="file", project_root_dir=str(root))
+        # Threads of one process never rebuild or open the project at the same time.
+        with _LOCK:
+            current = stamp.read_text(encoding="utf-8").strip() if stamp.exists() else None
+            if not (root / "gx" / "great_expectations.yml").exists() or current != rules_fingerprint():
+                # A new project, or suites built from an older rule table: (re)build them, so no
+                # rule of the table goes unchecked. The flow does this once before validating.
+                ensure_gx_project(root)
+            return gx.get_context(mode="file", project_root_dir=str(root))
     except Exception as exc:  # noqa: BLE001 - GX raises many types for a broken project
         raise GxProjectError(f"cannot open the Great Expectations project in {root}: {exc}") from exc
 
@@ -245,8 +249,8 @@ def run_suite(context: Any, name: str, frame: pl.DataFrame, *, file_project: boo
         When the suite is missing or an expectation raised (a programming error:
         the derived tables always carry the columns the rules read).
     """
-    data = _to_pandas(frame)
     with _RUN_LOCK:
+        data = _to_pandas(frame)
         return _run(context, name, data, file_project=file_project)
 
 

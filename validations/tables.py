@@ -23,7 +23,7 @@ from formats.schema import (
     RATINGS_SCHEMA,
     conform,
 )
-from validations.egf import CLASS_ORDER, grade_value, tournament_class
+from validations.egf import CLASS_ORDER, grade_expr, tournament_class_expr
 
 #: Optional competition columns read when present (time control, for the EGF class).
 TIME_CONTROL_COLUMNS: dict[str, pl.DataType] = {
@@ -214,9 +214,8 @@ def _with_grades(g: pl.DataFrame, players: pl.DataFrame | None) -> pl.DataFrame:
     p = _with_columns(players, PLAYERS_SCHEMA).select("player_id", "declared_rank").unique(
         "player_id", keep="first"
     )
-    p = p.with_columns(
-        pl.col("declared_rank").map_elements(grade_value, return_dtype=pl.Int64()).alias("grade")
-    )
+    # Vectorised (no Python callback): polars callbacks deadlock when validate() runs in threads.
+    p = p.with_columns(grade_expr(pl.col("declared_rank")).alias("grade"))
     g = g.join(p.rename({"player_id": "player_a", "declared_rank": "rank_a", "grade": "grade_a"}),
                on="player_a", how="left")
     g = g.join(p.rename({"player_id": "player_b", "declared_rank": "rank_b", "grade": "grade_b"}),
@@ -266,39 +265,28 @@ def _aggregate(
     ).with_columns(
         (pl.col("max_round") - pl.col("rounds_declared")).alias("rounds_over_declared"),
         (pl.col("rounds_declared") - pl.col("rounds_played")).alias("rounds_missing"),
-        pl.struct("basic_time_min", "adjusted_time_min", "online").map_elements(
-            lambda s: tournament_class(s["basic_time_min"], s["adjusted_time_min"], online=bool(s["online"]))
-            or ("none" if s["basic_time_min"] is not None else None),
-            return_dtype=pl.Utf8(),
-        ).alias("time_control_class"),
+        # Every expression below is native polars: a Python callback (map_elements) inside
+        # a collect deadlocked when validate() ran in several threads (issue 9).
+        pl.when(tournament_class_expr("basic_time_min", "adjusted_time_min", "online").is_not_null())
+        .then(tournament_class_expr("basic_time_min", "adjusted_time_min", "online"))
+        .when(pl.col("basic_time_min").is_not_null()).then(pl.lit("none"))
+        .alias("time_control_class"),
     )
     order = {c: i for i, c in enumerate(CLASS_ORDER)}
-
-    def rated_class(s: dict[str, object]) -> str | None:
-        declared, allowed = s["declared_class"], s["time_control_class"]
-        if allowed is None:
-            return declared if declared in order else None
-        if allowed == "none":
-            return None
-        if declared in order and order[str(declared)] >= order[str(allowed)]:
-            return str(declared)  # a declared class at or below what the time control allows
-        return str(allowed)
-
-    def consistent(s: dict[str, object]) -> bool:
-        declared, allowed = s["declared_class"], s["time_control_class"]
-        if declared is None or allowed is None:
-            return True
-        if allowed == "none":
-            return True  # too short for any class: egf.time_control_too_short rejects it
-        if declared not in order:
-            return False
-        return order[str(declared)] >= order[str(allowed)]
-
+    declared, allowed = pl.col("declared_class"), pl.col("time_control_class")
+    declared_rank = declared.replace_strict(order, default=None, return_dtype=pl.Int64())
+    allowed_rank = allowed.replace_strict(order, default=None, return_dtype=pl.Int64())
+    declared_known = declared_rank.is_not_null()
+    # The declared class stands when it is at or below what the time control allows.
+    within = declared_known & (declared_rank >= allowed_rank).fill_null(False)
     return agg.with_columns(
-        pl.struct("declared_class", "time_control_class").map_elements(rated_class, return_dtype=pl.Utf8())
-        .alias("event_class"),
-        pl.struct("declared_class", "time_control_class").map_elements(consistent, return_dtype=pl.Boolean())
-        .alias("class_consistent"),
+        pl.when(allowed.is_null()).then(pl.when(declared_known).then(declared))
+        .when(allowed == "none").then(pl.lit(None, pl.Utf8()))
+        .when(within).then(declared)
+        .otherwise(allowed).alias("event_class"),
+        pl.when(declared.is_null() | allowed.is_null() | (allowed == "none")).then(pl.lit(True))
+        .when(~declared_known).then(pl.lit(False))
+        .otherwise(within).alias("class_consistent"),
     ).with_columns(
         # Neither a class nor a time control (a too-short clock is another rule's concern).
         (pl.col("event_class").is_null() & pl.col("time_control_class").is_null()).alias("class_missing"),
