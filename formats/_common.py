@@ -80,11 +80,11 @@ class Findings:
         federation: str | None = None,
         source: str | None = None,
     ) -> None:
-        """Record one finding (``severity``: ``reject``, ``exclude`` or ``warn``).
+        """Record one finding (``severity``: ``reject``, ``hold``, ``exclude`` or ``warn``).
 
         ``source`` names another file of the same set (Swiss Perfect) than the default.
         """
-        assert severity in ("reject", "exclude", "warn"), severity
+        assert severity in ("reject", "hold", "exclude", "warn"), severity
         src = source or self.source
         where = f"{src}" + (f", line {line}" if line is not None else "")
         where += f", field {field!r}" if field is not None else ""

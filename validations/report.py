@@ -23,7 +23,7 @@ from validations.errors import ReportError
 from validations.rules import SEVERITIES
 
 #: Report statuses (``CompetitionReport.status``).
-STATUSES: tuple[str, ...] = ("accepted", "rejected", "accepted_with_exclusions", "superseded", "pending")
+STATUSES: tuple[str, ...] = ("accepted", "rejected", "accepted_with_exclusions", "superseded", "pending", "held")
 
 _HEADLINES = {
     "accepted": "Accepted: the competition is rated",
@@ -31,6 +31,7 @@ _HEADLINES = {
     "accepted_with_exclusions": "Accepted with excluded games: rated without the games listed below",
     "superseded": "Superseded: a newer file for this competition replaced this one",
     "pending": "Pending: received, not yet validated",
+    "held": "Held: loaded, not rated until the rating officer decides",
 }
 _NEXT_STEP = {
     "accepted": "Nothing to do.",
@@ -40,9 +41,12 @@ _NEXT_STEP = {
                                  "played, correct it and send the file again: it replaces this one."),
     "superseded": "Nothing to do: see the report of the newer file.",
     "pending": "Nothing to do yet.",
+    "held": ("Nothing to do unless a point marked “hold” is wrong in the file (then correct it and send it "
+             "again). The rating officer approves the competition (it is rated on the next run) or declines it."),
 }
 _SEVERITY_TEXT = {
     "reject": "reject: the competition is not rated",
+    "hold": "hold: not rated until the rating officer approves it",
     "exclude": "exclude: this game is not rated",
     "warn": "warning: reported only",
 }
@@ -87,10 +91,11 @@ def report_from_record(
     """
     stored = str(competition.get("status") or "accepted")
     found = _conform(findings, FINDINGS_SCHEMA)
-    if stored in ("superseded", "pending"):
+    if stored in ("superseded", "pending", "held"):
         status = stored
     else:
-        status = report_status(found, rated=stored != "rejected")
+        # An approved competition was held: its "hold" findings no longer stand in the way.
+        status = report_status(found.filter(pl.col("severity") != "hold"), rated=stored != "rejected")
     return CompetitionReport(
         federation=str(federation or competition.get("federation") or ""),
         competition_id=str(competition.get("competition_id") or ""),
@@ -132,10 +137,14 @@ def report_status(findings: pl.DataFrame, *, rated: bool = True) -> str:
     >>> f = pl.DataFrame({"severity": ["warn", "exclude"]})
     >>> report_status(f), report_status(f.head(1)), report_status(pl.DataFrame({"severity": ["reject"]}))
     ('accepted_with_exclusions', 'accepted', 'rejected')
+    >>> report_status(pl.DataFrame({"severity": ["hold", "exclude"]}))
+    'held'
     """
     severities = set(findings.get_column("severity").to_list()) if "severity" in findings.columns else set()
     if "reject" in severities or not rated:
         return "rejected"
+    if "hold" in severities:
+        return "held"
     if "exclude" in severities:
         return "accepted_with_exclusions"
     return "accepted"
@@ -352,7 +361,8 @@ def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) ->
     out.append("")
     out.extend(f"- {label}: {md_escape(value)}" for label, value in _header(report))
     counts = _counts(report.findings)
-    out.append(f"- Findings: {counts['reject']} reject, {counts['exclude']} exclude, {counts['warn']} warning")
+    held = f"{counts['hold']} hold, " if counts["hold"] else ""
+    out.append(f"- Findings: {counts['reject']} reject, {held}{counts['exclude']} exclude, {counts['warn']} warning")
     out += ["", f"Next step: {_NEXT_STEP.get(report.status, '')}", "", "## Findings", ""]
     rows, omitted = _shown_findings(report.findings, warn_limit)
     if not rows:
@@ -383,7 +393,7 @@ def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) ->
     out += ["", "## Rating changes", ""]
     changes = _change_rows(report.changes)
     if not changes:
-        out.append("Not rated." if report.status in ("rejected", "superseded", "pending")
+        out.append("Not rated." if report.status in ("rejected", "superseded", "pending", "held")
                    else "No rating changes recorded for this competition yet.")
     else:
         out.append("| Player | Name | Before | Games | Score | Expected | K | Change | After |")
@@ -403,13 +413,13 @@ color:#1d2733;line-height:1.45;padding:0 1rem}
 h1{font-size:1.6rem;margin:0 0 .6rem}h2{font-size:1.2rem;margin:2rem 0 .6rem;border-bottom:1px solid #d5dbe3}
 .status{display:inline-block;padding:.45rem .9rem;border-radius:.35rem;font-weight:600;color:#fff}
 .status.accepted{background:#1f7a3a}.status.rejected{background:#b42318}
-.status.accepted_with_exclusions{background:#b26b00}.status.superseded,.status.pending{background:#59636e}
+.status.accepted_with_exclusions,.status.held{background:#b26b00}.status.superseded,.status.pending{background:#59636e}
 dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1.2rem;margin:1rem 0}dt{color:#59636e}dd{margin:0}
 .next{background:#f3f6f9;border-left:4px solid #8a99ab;padding:.6rem .9rem}
 table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{border-bottom:1px solid #e3e8ee;padding:.35rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f6f9}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-.sev{font-weight:600;white-space:nowrap}.sev.reject{color:#b42318}.sev.exclude{color:#b26b00}.sev.warn{color:#59636e}
+.sev{font-weight:600;white-space:nowrap}.sev.reject{color:#b42318}.sev.hold{color:#b26b00}.sev.exclude{color:#b26b00}.sev.warn{color:#59636e}
 .more{color:#59636e;font-style:italic}.pos{color:#1f7a3a}.neg{color:#b42318}code{font-size:.9em}
 """
 
@@ -421,7 +431,7 @@ _TEMPLATE = """<!DOCTYPE html>
 <h1>Validation report: {{ title }}</h1>
 <p class="status {{ status }}">{{ headline }}</p>
 <dl>{% for label, value in header %}<dt>{{ label }}</dt><dd>{{ value }}</dd>{% endfor %}
-<dt>Findings</dt><dd>{{ counts.reject }} reject, {{ counts.exclude }} exclude, {{ counts.warn }} warning</dd></dl>
+<dt>Findings</dt><dd>{{ counts.reject }} reject, {% if counts.hold %}{{ counts.hold }} hold, {% endif %}{{ counts.exclude }} exclude, {{ counts.warn }} warning</dd></dl>
 <p class="next"><strong>Next step:</strong> {{ next_step }}</p>
 <h2>Findings</h2>
 {% if findings %}<table><thead><tr><th>Severity</th><th>File</th><th class="num">Line</th><th>Field</th>
@@ -479,7 +489,7 @@ def _html(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) -> str
         changes=changes,
         progress=_progress_rows(report.progress),
         has_period=any(c["period"] for c in changes),
-        no_changes=("Not rated." if report.status in ("rejected", "superseded", "pending")
+        no_changes=("Not rated." if report.status in ("rejected", "superseded", "pending", "held")
                     else "No rating changes recorded for this competition yet."),
     ))
 
@@ -603,7 +613,7 @@ class NightlySummary:
 
     def counts(self) -> dict[str, int]:
         """Competitions per status (accepted, accepted_with_exclusions, rejected, pending, superseded)."""
-        counts = {s: 0 for s in ("accepted", "accepted_with_exclusions", "rejected", "pending", "superseded")}
+        counts = {s: 0 for s in ("accepted", "accepted_with_exclusions", "held", "rejected", "pending", "superseded")}
         if "status" in self.competitions.columns:
             for status in self.competitions.get_column("status").to_list():
                 key = status if status in counts else "pending"
@@ -637,6 +647,7 @@ def render_summary(summary: NightlySummary, *, fmt: Literal["markdown"] = "markd
         f"| Files unreadable (quarantined) | {summary.files_unreadable} |",
         f"| Competitions accepted | {counts['accepted']} |",
         f"| Competitions accepted with excluded games | {counts['accepted_with_exclusions']} |",
+        f"| Competitions held for the rating officer | {counts['held']} |",
         f"| Competitions rejected (quarantined) | {counts['rejected']} |",
         f"| Competitions pending | {counts['pending']} |",
         f"| Competitions superseded by a corrected file | {counts['superseded']} |",
