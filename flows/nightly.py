@@ -18,6 +18,7 @@ import validations
 from flows.config import federation_config
 from formats.schema import COMPETITIONS_SCHEMA, RATING_CHANGES_SCHEMA
 from tasks.frames import concat
+from tasks.decisions import record_approvals_rated, with_pending_approvals
 from tasks.ingest import FILES_SCHEMA, ingest_inbox
 from tasks.load import load_federation
 from tasks.publish import Published, publish_federation
@@ -77,6 +78,9 @@ def nightly(
         # Created once, before any validation: concurrent writers corrupt a GX file project.
         validations.ensure_gx_project(Path(gx_root))
     ingested = ingest_inbox(inbox, warehouse_url, federation)
+    # Competitions the rating officer approved since the last run are rated tonight,
+    # even when no new file arrived for their federation (issue 14).
+    approved = with_pending_approvals(ingested, warehouse_url, federation)
     summary.files_seen = ingested.files_seen
     summary.files_skipped = ingested.files_skipped
     summary.files_ignored = ingested.files_ignored
@@ -91,7 +95,10 @@ def nightly(
         else:
             run, progress = None, None
         load_federation(batch, run, warehouse_url, config)
-        published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir, progress)
+        if run is not None and fed in approved:
+            record_approvals_rated(fed, warehouse_url)
+        published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir, progress,
+                                       also_report=approved.get(fed, []))
         summary.published[fed] = published
         summary.competitions[fed] = dict(published.reports)
         summary.report_paths += published.report_paths

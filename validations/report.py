@@ -129,6 +129,31 @@ def file_report(source: str, findings: pl.DataFrame, *, federation: str | None =
     )
 
 
+def decision_lines(decisions: pl.DataFrame | None) -> dict[str, str]:
+    """Header lines for the rating officer's decisions on a held competition (oldest first).
+
+    Examples
+    --------
+    >>> from datetime import datetime
+    >>> d = pl.DataFrame({"decision": ["approve"], "decided_by": ["marta"],
+    ...                   "decided_at": [datetime(2026, 12, 1, 9, 30)], "note": ["played in Catalan"]})
+    >>> decision_lines(d)
+    {'Rating officer': 'approved by marta on 2026-12-01 09:30 UTC: played in Catalan'}
+    """
+    if decisions is None or decisions.is_empty():
+        return {}
+    out: dict[str, str] = {}
+    for i, r in enumerate(decisions.to_dicts()):
+        verb = {"approve": "approved", "decline": "declined"}.get(str(r.get("decision")), str(r.get("decision")))
+        when = r.get("decided_at")
+        stamp = when.strftime("%Y-%m-%d %H:%M UTC") if when is not None else "?"
+        text = f"{verb} by {r.get('decided_by') or '?'} on {stamp}"
+        if r.get("note"):
+            text += f": {r['note']}"
+        out["Rating officer" if i == 0 else f"Rating officer ({i + 1})"] = text
+    return out
+
+
 def report_status(findings: pl.DataFrame, *, rated: bool = True) -> str:
     """The report status implied by a competition's findings.
 
