@@ -155,6 +155,12 @@ def _print_summary(summary) -> None:  # type: ignore[no-untyped-def]
             table.add_row(fed, cid, status)
     if table.row_count:
         console.print(table)
+    outcomes = getattr(summary, "file_outcomes", {})
+    if outcomes:
+        files = Table("file", "outcome")
+        for name, text in sorted(outcomes.items()):
+            files.add_row(name, text)
+        console.print(files)
     for fed, pub in sorted(summary.published.items()):
         edition = f"edition {pub.edition}" if pub.edition is not None else "list unchanged"
         added = getattr(pub, "players_new", 0)
