@@ -645,6 +645,12 @@ def write_report(report: CompetitionReport, folder: Path) -> tuple[Path, Path]:
 
 
 # ------------------------------------------------------------------ one outcome per file
+_KIND_OF_FORMAT = {
+    "interchange-players": "a players list (names, clubs and grades for the lists and reports)",
+    "interchange-aliases": "an alias table (one player under several ids)",
+}
+
+
 def file_outcomes(
     *,
     files: pl.DataFrame,
@@ -687,7 +693,9 @@ def file_outcomes(
         [c for c in ("federation", "competition_id", "source") if c in competitions.columns])
     out: dict[str, str] = {}
     for row in files.select(
-        pl.col("source"), pl.col("federation") if "federation" in files.columns else pl.lit(None).alias("federation")
+        pl.col("source"),
+        pl.col("federation") if "federation" in files.columns else pl.lit(None).alias("federation"),
+        pl.col("format") if "format" in files.columns else pl.lit(None).alias("format"),
     ).unique("source", maintain_order=True).to_dicts():
         source, fed = str(row["source"]), row["federation"]
         mine = comps.filter(pl.col("source") == source)
@@ -703,7 +711,11 @@ def file_outcomes(
             texts = [f"{status} ({', '.join(sorted(rules))})" if rules else status for status, rules in parts.items()]
             out[source] = "; ".join(sorted(texts))
             continue
-        status = next((s.get(source) for s in statuses.values() if source in s), "rejected")
+        status = next((s.get(source) for s in statuses.values() if source in s), None)
+        if status is None:
+            # Read, holding no competition and no finding against it: a players or alias table.
+            out[source] = f"loaded: {_KIND_OF_FORMAT.get(str(row.get('format')), 'read, nothing to rate')}"
+            continue
         rules = found.filter((pl.col("source") == source) & pl.col("competition_id").is_null()
                              & (pl.col("severity") == "reject")).get_column("rule").unique().sort().to_list()
         out[source] = f"unreadable: {status}" + (f" ({', '.join(rules)})" if rules else "")
