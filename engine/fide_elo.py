@@ -608,8 +608,19 @@ def _day(d: date) -> int:
     return (d - _EPOCH).days
 
 
+def _lists_of(comps: pl.DataFrame) -> list[str]:
+    """The FIDE list of each competition, by its ``modality`` (standard when absent)."""
+    if "modality" not in comps.columns:
+        return ["standard"] * comps.height
+    return [rulesets.list_of(m) for m in comps["modality"].to_list()]
+
+
 def _rule_sets_of(comps: pl.DataFrame, config: Mapping[str, Any] | None) -> list[str]:
-    return [rulesets.rule_set_for("fide-elo", d, config=config).name for d in comps["start_date"].to_list()]
+    # A rapid or blitz competition is rated with its own list's rules of its date.
+    return [
+        rulesets.rule_set_for("fide-elo", d, config=config, rating_list=lst).name
+        for d, lst in zip(comps["start_date"].to_list(), _lists_of(comps), strict=True)
+    ]
 
 
 def rate_history(
@@ -779,7 +790,10 @@ def _ratings_frame(
         last.select("pid", "end_date"), on="pid", how="left"
     )
     birth = player_column(players, ids, "birth_year", pl.Int64())
-    rule_set = rulesets.rule_set_for("fide-elo", as_of or date.today(), config=config).name
+    lists = sorted(set(_lists_of(comps)))
+    rule_set = rulesets.rule_set_for(
+        "fide-elo", as_of or date.today(), config=config, rating_list=lists[0] if len(lists) == 1 else "standard"
+    ).name
     frame = pl.DataFrame({
         "player_id": pl.Series(ids, dtype=pl.Utf8),
         "name": seed_column(start, ids, "name", pl.Utf8()).fill_null(player_column(players, ids, "name", pl.Utf8())),
@@ -850,3 +864,26 @@ def rating_list(
         .otherwise(None).cast(pl.Int64).alias("rank")
     ).sort(["rank", "rating", "player_id"], descending=[False, True, False], nulls_last=True)
     return conform(frame, RATING_LIST_SCHEMA)
+
+
+def adjust_to_standard_2022(rapid_or_blitz: pl.DataFrame, standard: pl.DataFrame) -> pl.DataFrame:
+    """The one-off adjustment of 1 October 2022 to a rapid or blitz list.
+
+    FIDE Rapid & Blitz rating regulations as amended from 1 October 2022
+    (``../shared/rules/RULES.md``, "FIDE rapid and blitz lists"): every rapid or
+    blitz rating more than 100 points below the player's standard rating is
+    raised to standard - 100. ``rapid_or_blitz`` and ``standard``: ``player_id,
+    rating`` (the lists in force on that day); other columns are kept.
+
+    Examples
+    --------
+    >>> rapid = pl.DataFrame({"player_id": ["a", "b", "c"], "rating": [1700.0, 1950.0, 1500.0]})
+    >>> standard = pl.DataFrame({"player_id": ["a", "b"], "rating": [2000.0, 2000.0]})
+    >>> adjust_to_standard_2022(rapid, standard).get_column("rating").to_list()
+    [1900.0, 1950.0, 1500.0]
+    """
+    floor = standard.select("player_id", (pl.col("rating").cast(pl.Float64) - 100.0).alias("_floor"))
+    return rapid_or_blitz.join(floor, on="player_id", how="left").with_columns(
+        pl.when(pl.col("_floor").is_not_null() & (pl.col("rating") < pl.col("_floor")))
+        .then(pl.col("_floor")).otherwise(pl.col("rating")).alias("rating")
+    ).drop("_floor")

@@ -40,6 +40,8 @@ class RuleSet:
     """The regulation or paper the version implements."""
     params: Mapping[str, Any] = field(default_factory=dict)
     """Version parameters read by the system's module."""
+    rating_list: str = "standard"
+    """The list it rates (FIDE: ``standard``, ``rapid``, ``blitz``); one list elsewhere."""
 
 
 def _frozen(**kw: Any) -> Mapping[str, Any]:
@@ -65,6 +67,40 @@ _FIDE_2024 = dict(
 )
 _FIDE_2025 = dict(_FIDE_2024, cap_400_exempt_from=2650.0)
 
+# FIDE rapid and blitz lists (RULES.md, "FIDE rapid and blitz lists"): from 1 January 2012
+# K = 20 for every player, floor(700 / n) when n > 35 games in a period (the same as
+# K x n <= 700 at K 20); the initial rating and the 400-point rule as on the standard
+# list of the time. From 1 October 2022 the standard K rules (40 / 20 / 10, K x n <= 700),
+# with that day's one-off adjustment (:func:`engine.fide_elo.adjust_to_standard_2022`).
+# Not applied, pending the handbook text (B02 rapid and blitz section): the reported
+# 735-point cap, the 1-point first-event minimum and the games-per-day limits.
+_FLAT_K20 = dict(k_new=20.0, k_mid=20.0, k_top=20.0, k_junior=None, k_junior_below=None, k_cap=700.0)
+_RAPID_BLITZ_SOURCE = {
+    2012: "FIDE rapid and blitz rating lists, announcement of 16 November 2011 (tournaments from "
+          "1 January 2012): K = 20 for every player, 700 / n above 35 games; handbook B02",
+    2014: "FIDE rapid and blitz lists (K = 20, 700 / n) with the standard initial-rating rules of "
+          "1 July 2014 (handbook B02)",
+    2022: "FIDE rapid and blitz lists (K = 20, 700 / n) with the standard rules of 1 January 2022 "
+          "(handbook B02)",
+    202210: "FIDE Rapid & Blitz rating regulations amended from 1 October 2022: the standard K rules "
+            "(40 / 20 / 10, K x n <= 700) and a one-off adjustment to standard - 100 (handbook B02)",
+    2024: "FIDE Rating Regulations effective 1 March 2024 (handbook B02), rapid and blitz as standard",
+    2025: "FIDE Rating Regulations effective 1 October 2025 (handbook B02), rapid and blitz as standard",
+}
+_RAPID_BLITZ_VERSIONS: tuple[tuple[str, date, dict[str, Any], int], ...] = (
+    ("2012", date(2012, 1, 1), dict(_FIDE_2009, **_FLAT_K20), 2012),
+    ("2014", date(2014, 7, 1), dict(_FIDE_2014, **_FLAT_K20), 2014),
+    ("2022", date(2022, 1, 1), dict(_FIDE_2022, **_FLAT_K20), 2022),
+    ("2022-10", date(2022, 10, 1), dict(_FIDE_2022, adjust_to_standard_minus=100.0), 202210),
+    ("2024", date(2024, 3, 1), dict(_FIDE_2024), 2024),
+    ("2025", date(2025, 10, 1), dict(_FIDE_2025), 2025),
+)
+_RAPID_BLITZ = tuple(
+    RuleSet(f"fide-{lst}-{tag}", "fide-elo", since, _RAPID_BLITZ_SOURCE[src], _frozen(**params), rating_list=lst)
+    for lst in ("rapid", "blitz")
+    for tag, since, params, src in _RAPID_BLITZ_VERSIONS
+)
+
 #: Every rule set the engine knows, by name.
 REGISTRY: Mapping[str, RuleSet] = MappingProxyType({
     r.name: r
@@ -87,8 +123,12 @@ REGISTRY: Mapping[str, RuleSet] = MappingProxyType({
         RuleSet("egf-gor-2021", "egf-gor", date(2021, 1, 1),
                 "EGF rating system 2021 (Ales Cieply, 'EGF ratings system', European Go Database)",
                 _frozen(floor=-900.0, class_weights=_frozen(A=1.0, B=0.75, C=0.5, D=0.25))),
+        *_RAPID_BLITZ,
     )
 })
+
+#: FIDE lists and the competition modalities rated on each (others: the standard list).
+FIDE_LISTS: tuple[str, ...] = ("standard", "rapid", "blitz")
 
 
 def system_for(federation: str, config: Mapping[str, Any] | None = None) -> str:
@@ -128,8 +168,22 @@ def get(name: str) -> RuleSet:
         raise UnknownRuleSetError(f"unknown rule set {name!r}; known: {sorted(REGISTRY)}") from None
 
 
-def rule_set_for(system: str, on: date, *, config: Mapping[str, Any] | None = None) -> RuleSet:
-    """The rule set of ``system`` in force on ``on`` (or the one the config pins).
+def list_of(modality: str | None) -> str:
+    """The FIDE list a competition's ``modality`` is rated on (``standard`` unless rapid or blitz).
+
+    Examples
+    --------
+    >>> list_of("rapid"), list_of("Blitz"), list_of("standard"), list_of(None)
+    ('rapid', 'blitz', 'standard', 'standard')
+    """
+    low = (modality or "").strip().lower()
+    return low if low in FIDE_LISTS else "standard"
+
+
+def rule_set_for(
+    system: str, on: date, *, config: Mapping[str, Any] | None = None, rating_list: str = "standard",
+) -> RuleSet:
+    """The rule set of ``system`` for ``rating_list`` in force on ``on`` (or the one the config pins).
 
     Raises
     ------
@@ -146,14 +200,22 @@ def rule_set_for(system: str, on: date, *, config: Mapping[str, Any] | None = No
     'egf-gor-1998'
     >>> rule_set_for("egf-gor", date(2005, 1, 1), config={"rule_set": "egf-gor-2021"}).name
     'egf-gor-2021'
+    >>> rule_set_for("fide-elo", date(2022, 9, 30), rating_list="blitz").name
+    'fide-blitz-2022'
+    >>> rule_set_for("fide-elo", date(2022, 10, 1), rating_list="rapid").params["k_new"]
+    40.0
     """
     pinned = (config or {}).get("rule_set")
-    if pinned:
+    if pinned and rating_list == "standard":
         rs = get(str(pinned))
         if rs.system != system:
             raise InvalidConfigError(f"rule set {rs.name!r} belongs to {rs.system!r}, not to {system!r}")
         return rs
-    versions = sorted((r for r in REGISTRY.values() if r.system == system), key=lambda r: r.effective_from)
+    versions = sorted(
+        (r for r in REGISTRY.values() if r.system == system and r.rating_list == rating_list),
+        key=lambda r: r.effective_from,
+    ) or sorted((r for r in REGISTRY.values() if r.system == system and r.rating_list == "standard"),
+                key=lambda r: r.effective_from)
     if not versions:
         raise UnknownRuleSetError(f"no rule set for system {system!r}")
     chosen = versions[0]

@@ -33,6 +33,26 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+def _version_callback(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"ratings {version('federation-ratings')}")
+        except PackageNotFoundError:
+            typer.echo("ratings (version unknown: not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    show_version: Annotated[
+        bool, typer.Option("--version", help="Print the version and exit.", callback=_version_callback, is_eager=True)
+    ] = False,
+) -> None:
+    """Federation Ratings: result files in, official rating lists out."""
+
+
 WarehouseOpt = Annotated[
     Optional[str],
     typer.Option("--warehouse", help="Warehouse URL (default: $RATINGS_WAREHOUSE_URL or sqlite:///ratings.db)."),
@@ -171,9 +191,19 @@ def _print_summary(summary) -> None:  # type: ignore[no-untyped-def]
             table.add_row(fed, cid, status)
     if table.row_count:
         console.print(table)
+    outcomes = getattr(summary, "file_outcomes", {})
+    if outcomes:
+        files = Table("file", "outcome")
+        for name, text in sorted(outcomes.items()):
+            files.add_row(name, text)
+        console.print(files)
     for fed, pub in sorted(summary.published.items()):
         edition = f"edition {pub.edition}" if pub.edition is not None else "list unchanged"
-        console.print(f"{fed}: {pub.players_listed} player(s) listed, {pub.players_changed} changed, {edition}")
+        added = getattr(pub, "players_new", 0)
+        console.print(
+            f"{fed}: {pub.players_listed} player(s) listed, {pub.players_changed} rating(s) changed"
+            + (f", {added} new player(s)" if added else "") + f", {edition}"
+        )
     if summary.report_paths:
         folders = sorted({str(Path(p).parent) for p in summary.report_paths})
         console.print(f"reports written to {', '.join(folders)}")
@@ -203,6 +233,9 @@ def seed(
     )
     typer.echo(f"{federation}: {count} player(s) seeded from {file.name}")
     as_of = ratings.get_column("as_of").drop_nulls().min() if "as_of" in ratings.columns else None
+    if warehouse.history(_engine(warehouse_url), federation).competitions.height == 0:
+        typer.echo(f"no competition of {federation} is in the warehouse yet: `ratings run` rates the next ones from this list")
+        return
     typer.echo(
         "competitions already rated are not re-rated by a seed: run "
         f"`ratings backfill --federation {federation} --from {as_of or 'DATE'}` to re-rate them from this list"
@@ -251,10 +284,12 @@ def list_(
     frame = frame.select([c for c in LIST_COLUMNS if c in frame.columns])
     if frame.height == 0:
         _fail(f"no list published for {federation}" + (f" on or before {as_of}" if as_of else "") + ": run `ratings run` first")
+    if format in (ListFormat.csv, ListFormat.json):
+        frame = _export_frame(frame, warehouse_url, federation, _parse_date(as_of, "--as-of"))
     if format is ListFormat.csv:
         sys.stdout.write(frame.write_csv())
     elif format is ListFormat.json:
-        sys.stdout.write(json.dumps(frame.to_dicts(), ensure_ascii=False, indent=1) + "\n")
+        sys.stdout.write(json.dumps(frame.to_dicts(), ensure_ascii=False, indent=1, default=str) + "\n")
     else:
         from rich.console import Console
         from rich.table import Table
@@ -263,6 +298,63 @@ def list_(
         for row in frame.drop("federation").iter_rows():
             table.add_row(*["" if v is None else (f"{v:.0f}" if isinstance(v, float) else str(v)) for v in row])
         Console().print(table)
+
+
+def _export_frame(frame, warehouse_url: str | None, federation: str, as_of: date | None):  # type: ignore[no-untyped-def]
+    """CSV/JSON exports: integer ratings where the federation publishes integers (every
+    rating of the list is whole), and the list's ``edition`` and ``as_of`` on every row."""
+    import polars as pl
+
+    from warehouse.lookups import edition_in_force
+
+    rating = frame.get_column("rating")
+    if rating.dtype.is_float() and bool((rating.drop_nulls() == rating.drop_nulls().round(0)).all()):
+        frame = frame.with_columns(pl.col("rating").cast(pl.Int64))
+    if "edition" not in frame.columns or "as_of" not in frame.columns:
+        found = edition_in_force(_engine(warehouse_url), federation, as_of)
+        edition, day = found if found is not None else (None, None)
+        frame = frame.with_columns(
+            pl.lit(edition, pl.Int64).alias("edition"),
+            pl.lit(day.isoformat() if day else None, pl.Utf8).alias("as_of"),
+        )
+    return frame
+
+
+@app.command()
+@_friendly
+def approve(
+    competition_id: Annotated[str, typer.Argument(help="The held competition's id.")],
+    federation: Annotated[str, typer.Option("--federation", help="Federation id: ajusc, fide, egf.")],
+    note: Annotated[Optional[str], typer.Option("--note", help="Why (shown in the organiser's report).")] = None,
+    warehouse_url: WarehouseOpt = None,
+) -> None:
+    """The rating officer approves a held competition: the next run rates it."""
+    _decide(competition_id, federation, "approve", note, warehouse_url)
+
+
+@app.command()
+@_friendly
+def decline(
+    competition_id: Annotated[str, typer.Argument(help="The held competition's id.")],
+    federation: Annotated[str, typer.Option("--federation", help="Federation id: ajusc, fide, egf.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why it is not rated (shown in the organiser's report).")],
+    warehouse_url: WarehouseOpt = None,
+) -> None:
+    """The rating officer declines a held competition: it is not rated."""
+    _decide(competition_id, federation, "decline", reason, warehouse_url)
+
+
+def _decide(competition_id: str, federation: str, decision: str, note: str | None, warehouse_url: str | None) -> None:
+    from flows.config import federation_config
+    from warehouse.decisions import decide, officer
+
+    federation_config(federation)
+    status = decide(_engine(warehouse_url), federation, competition_id, decision, note=note)
+    verb = "approved" if decision == "approve" else "declined"
+    typer.echo(
+        f"{federation}: {competition_id} {verb} by {officer()}; now {status}"
+        + (": the next `ratings run` rates it" if status == "accepted" else "")
+    )
 
 
 @app.command()
@@ -279,10 +371,28 @@ def report(
 
     if format not in ("markdown", "html"):
         _fail(f"--format expects markdown or html, not {format!r}")
-    rep = report_from_warehouse(_engine(warehouse_url), competition_id, federation)
-    if rep is None:
-        _fail(f"no competition {competition_id!r}" + (f" for {federation}" if federation else "") + " in the warehouse")
-    sys.stdout.write(validations.render_report(rep, fmt=format))
+    from warehouse.lookups import competitions_of_file, file_findings
+
+    db = _engine(warehouse_url)
+    rep = report_from_warehouse(db, competition_id, federation)
+    if rep is not None:
+        sys.stdout.write(validations.render_report(rep, fmt=format))
+        return
+    # A file name: the report of each competition it holds, or the unreadable file's own.
+    name = Path(competition_id).name
+    held = competitions_of_file(db, name, federation)
+    if held:
+        for fed, cid in held:
+            found = report_from_warehouse(db, cid, fed)
+            if found is not None:
+                sys.stdout.write(validations.render_report(found, fmt=format))
+        return
+    findings = file_findings(db, name, federation)
+    if findings.height:
+        fed = federation or str(findings.get_column("federation").drop_nulls().first() or "")
+        sys.stdout.write(validations.render_report(validations.file_report(name, findings, federation=fed), fmt=format))
+        return
+    _fail(f"no competition or file {competition_id!r}" + (f" for {federation}" if federation else "") + " in the warehouse")
 
 
 def main() -> None:

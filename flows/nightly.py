@@ -6,7 +6,7 @@ cron schedule) or by hand with ``ratings run``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
@@ -16,9 +16,10 @@ from prefect.artifacts import create_markdown_artifact
 
 import validations
 from flows.config import federation_config
-from formats.schema import COMPETITIONS_SCHEMA, RATING_CHANGES_SCHEMA
+from formats.schema import COMPETITIONS_SCHEMA, FINDINGS_SCHEMA, RATING_CHANGES_SCHEMA
 from tasks.frames import concat
 from warehouse.guard import checkpoint, exclusive
+from tasks.decisions import record_approvals_rated, with_pending_approvals
 from tasks.ingest import FILES_SCHEMA, ingest_inbox
 from tasks.load import load_federation
 from tasks.publish import Published, publish_federation
@@ -38,6 +39,7 @@ class NightlyRun:
     published: dict[str, Published] = field(default_factory=dict)
     report_paths: list[str] = field(default_factory=list)
     summary_markdown: str = ""
+    file_outcomes: dict[str, str] = field(default_factory=dict)   # file -> its one outcome, with the reason
 
 
 @flow(name="nightly", description="Ingest new result files, validate, rate, load and publish.")
@@ -80,10 +82,14 @@ def nightly(
         validations.ensure_gx_project(Path(gx_root))
     ingested = ingest_inbox(inbox, warehouse_url, federation)
     checkpoint("ingest")
+    # Competitions the rating officer approved since the last run are rated tonight,
+    # even when no new file arrived for their federation (issue 14).
+    approved = with_pending_approvals(ingested, warehouse_url, federation)
     summary.files_seen = ingested.files_seen
     summary.files_skipped = ingested.files_skipped
     summary.files_ignored = ingested.files_ignored
     competition_frames: list[pl.DataFrame] = []
+    finding_frames: list[pl.DataFrame] = []
     change_frames: list[pl.DataFrame] = []
     for fed, batch in sorted(ingested.batches.items()):
         config = federation_config(fed) if fed != "unknown" else {}
@@ -97,15 +103,25 @@ def nightly(
             run, progress = None, None
         load_federation(batch, run, warehouse_url, config)
         checkpoint("load")
-        published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir, progress)
+        if run is not None and fed in approved:
+            record_approvals_rated(fed, warehouse_url)
+        published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir, progress,
+                                       also_report=approved.get(fed, []))
         checkpoint("publish")
         summary.published[fed] = published
         summary.competitions[fed] = dict(published.reports)
         summary.report_paths += published.report_paths
         competition_frames.append(batch.competitions)
+        finding_frames.append(batch.findings)
         if run is not None:
             tonight = batch.competitions.get_column("competition_id").to_list()
             change_frames.append(run.changes.filter(pl.col("competition_id").is_in(tonight)))
+    files_tonight = concat([b.files for b in ingested.batches.values()], FILES_SCHEMA)
+    summary.file_outcomes = validations.file_outcomes(
+        files=files_tonight, competitions=concat(competition_frames, COMPETITIONS_SCHEMA),
+        statuses=summary.competitions, findings=concat(finding_frames, FINDINGS_SCHEMA),
+        skipped=summary.files_skipped, ignored=summary.files_ignored,
+    )
     night = validations.NightlySummary.from_frames(
         files=concat([b.files for b in ingested.batches.values()], FILES_SCHEMA),
         competitions=concat(competition_frames, COMPETITIONS_SCHEMA),
@@ -113,7 +129,7 @@ def nightly(
         as_of=as_of,
         files_skipped=len(summary.files_skipped),
     )
-    summary.summary_markdown = validations.render_summary(night)
+    summary.summary_markdown = validations.render_summary(replace(night, outcomes=summary.file_outcomes))
     create_markdown_artifact(key="nightly-summary", markdown=summary.summary_markdown,
                              description=f"Nightly run as of {as_of}")
     logger.info("nightly as of %s: %d file(s) seen, %d skipped", as_of, summary.files_seen,

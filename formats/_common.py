@@ -80,11 +80,11 @@ class Findings:
         federation: str | None = None,
         source: str | None = None,
     ) -> None:
-        """Record one finding (``severity``: ``reject``, ``exclude`` or ``warn``).
+        """Record one finding (``severity``: ``reject``, ``hold``, ``exclude`` or ``warn``).
 
         ``source`` names another file of the same set (Swiss Perfect) than the default.
         """
-        assert severity in ("reject", "exclude", "warn"), severity
+        assert severity in ("reject", "hold", "exclude", "warn"), severity
         src = source or self.source
         where = f"{src}" + (f", line {line}" if line is not None else "")
         where += f", field {field!r}" if field is not None else ""
@@ -120,10 +120,28 @@ class Decoded:
     """Text decoded from a file's bytes."""
 
     text: str
-    encoding: str  #: ``utf-8``, ``cp1252`` or ``latin-1``
+    encoding: str  #: ``utf-8``, ``utf-8-sig``, ``utf-16-le``, ``utf-16-be``, ``cp1252`` or ``latin-1``
     first_non_utf8_line: (
         int | None
     )  #: 1-based line of the first byte that is not UTF-8; None if all is
+    #: The first bytes that are not UTF-8, as hex (``"e9 20"``): what the warning names.
+    bad_bytes: str | None = None
+
+    def warning(self) -> str | None:
+        """The one-line warning a reader adds when the file was not UTF-8 (None when it was).
+
+        Examples
+        --------
+        >>> print(decode(b"id,name\\n1,Mar\\xe7al\\n").warning())
+        the file is not UTF-8: bytes e7 61 on line 2 were read as cp1252 ('ça'); check the names, or save the file as UTF-8
+        """
+        if self.first_non_utf8_line is None:
+            return None
+        raw = bytes.fromhex(self.bad_bytes or "")
+        return (
+            f"the file is not UTF-8: bytes {self.bad_bytes} on line {self.first_non_utf8_line} were read as "
+            f"{self.encoding} ({raw.decode(self.encoding, errors='replace')!r}); check the names, or save the file as UTF-8"
+        )
 
 
 def _line_of_offset(data: bytes, offset: int) -> int:
@@ -132,32 +150,63 @@ def _line_of_offset(data: bytes, offset: int) -> int:
     return head.count(b"\n") + head.replace(b"\r\n", b"\n").count(b"\r") + 1
 
 
+def _utf16_without_bom(data: bytes) -> str | None:
+    """``utf-16-le`` / ``utf-16-be`` when the bytes look like BOM-less UTF-16 text (ASCII
+    characters leave every other byte NUL), else None."""
+    sample = data[:4096]
+    if len(sample) < 4:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    if odd.count(0) > 0.4 * len(odd) and even.count(0) < 0.05 * len(even):
+        return "utf-16-le"
+    if even.count(0) > 0.4 * len(even) and odd.count(0) < 0.05 * len(odd):
+        return "utf-16-be"
+    return None
+
+
 def decode(data: bytes) -> Decoded:
     """Decode a file's bytes without mangling names.
 
-    UTF-8 (with or without BOM) is tried first: legacy single-byte text almost
-    never forms valid multi-byte UTF-8 sequences. Otherwise Windows-1252 is used
-    (a superset of Latin-1 for printable characters, the encoding of Swiss
-    Perfect and older EGD files); bytes that cp1252 leaves undefined (0x81,
-    0x8D, 0x8F, 0x90, 0x9D) fall back to Latin-1.
+    A byte-order mark decides first (UTF-8, UTF-16 LE/BE; UTF-16 without a BOM is
+    recognised by its NUL bytes): spreadsheet programs save "Unicode text" as
+    UTF-16. Then UTF-8 is tried: legacy single-byte text almost never forms valid
+    multi-byte UTF-8 sequences. Otherwise Windows-1252 is used (a superset of
+    Latin-1 for printable characters, the encoding of Swiss Perfect and older EGD
+    files); bytes that cp1252 leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) fall
+    back to Latin-1. :meth:`Decoded.warning` names the first bytes that were not UTF-8.
 
     Examples
     --------
     >>> decode("Xurí".encode("utf-8")).text, decode("Xurí".encode("cp1252")).encoding
     ('Xurí', 'cp1252')
-    >>> decode(b"Ma\\xefs\\n").first_non_utf8_line
-    1
+    >>> decode(b"Ma\\xefs\\n").first_non_utf8_line, decode(b"Ma\\xefs\\n").bad_bytes
+    (1, 'ef 73')
+    >>> d = decode("\\ufeffid,nom\\n1,Xurí\\n".encode("utf-16-le"))
+    >>> d.encoding, d.text
+    ('utf-16-le', 'id,nom\\n1,Xurí\\n')
+    >>> decode("id,nom\\n".encode("utf-16-be")).encoding
+    'utf-16-be'
     """
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    for bom, encoding in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        if data.startswith(bom):
+            body = data[len(bom):]
+            if encoding == "utf-8-sig":
+                data = body
+                break
+            return Decoded(body[: len(body) - len(body) % 2].decode(encoding, errors="replace"), encoding, None)
+    else:
+        guessed = _utf16_without_bom(data)
+        if guessed is not None:
+            return Decoded(data[: len(data) - len(data) % 2].decode(guessed, errors="replace"), guessed, None)
     try:
         return Decoded(data.decode("utf-8"), "utf-8", None)
     except UnicodeDecodeError as exc:
         line = _line_of_offset(data, exc.start)
+        bad = data[exc.start: max(exc.end, exc.start + 2)].hex(" ")
     try:
-        return Decoded(data.decode("cp1252"), "cp1252", line)
+        return Decoded(data.decode("cp1252"), "cp1252", line, bad)
     except UnicodeDecodeError:
-        return Decoded(data.decode("latin-1"), "latin-1", line)
+        return Decoded(data.decode("latin-1"), "latin-1", line, bad)
 
 
 _EOL = re.compile(r"\r\n|\r|\n")

@@ -199,8 +199,7 @@ def from_interchange(data: bytes, name: str, *, federation: str | None = None) -
         f.add(
             "format.csv.encoding",
             "warn",
-            f"the file is not UTF-8 (first bad byte on line {dec.first_non_utf8_line}); "
-            f"read as {dec.encoding}: check the names and save it as UTF-8",
+            str(dec.warning()),
             line=dec.first_non_utf8_line,
         )
     rows = _rows(dec.text)

@@ -29,6 +29,15 @@ COMPETITIONS_SCHEMA: dict[str, pl.DataType] = {
     "rounds_declared": pl.Int32(),  # rounds the file announces (TRF XXR, OpenGotha numberOfRounds); null if unsaid
 }
 
+#: Eligibility facts a native file declares about a competition (issue 14), carried beside
+#: ``COMPETITIONS_SCHEMA`` from the readers to validation (not stored in the warehouse):
+#: null where the format cannot say.
+DECLARATIONS_SCHEMA: dict[str, pl.DataType] = {
+    "language": pl.Utf8(),          # ISO 639-1 of the declared lexicon (ca, en ...); "undeclared": could say, did not
+    "online": pl.Boolean(),         # played on a server (lichess, chess.com ...); null if unsaid
+    "time_control": pl.Utf8(),      # the time control as the file states it (TRF 122); null if unsaid
+}
+
 #: One row per player appearing in a file (or a players list).
 PLAYERS_SCHEMA: dict[str, pl.DataType] = {
     "federation": pl.Utf8(),

@@ -32,6 +32,7 @@ from typing import Any
 
 from formats._common import Findings, decode, is_digits, parse_date, split_lines
 from formats.identity import competition_key, player_id
+from formats.declarations import UNDECLARED, declare, language_of
 from formats.result import ReadResult, frame, sha256
 from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
 
@@ -216,7 +217,9 @@ def from_swissperfect_set(
         "source": source,
         "source_sha256": digest,
     }
-    return ReadResult.build(
+    # The settings may name the lexicon or language ([Tournament Info] Lexicon=, Language=).
+    declared = [info.get(k) for k in ("lexicon", "dictionary", "language", "idioma", "llengua", "diccionari")]
+    return declare(ReadResult.build(
         source,
         digest,
         "swissperfect",
@@ -225,7 +228,7 @@ def from_swissperfect_set(
         players=frame(players, PLAYERS_SCHEMA),
         games=frame(games, GAMES_SCHEMA),
         byes=frame(byes, BYES_SCHEMA),
-    )
+    ), language=language_of(*declared) or UNDECLARED)
 
 
 def _finding(

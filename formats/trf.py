@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from formats._common import Findings, decode, is_digits, parse_date, split_lines
+from formats.declarations import declare, fide_modality, looks_online
 from formats.identity import NAME_PREFIX, competition_key, player_id
 from formats.result import ReadResult, frame, sha256
 from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
@@ -150,7 +151,7 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
         f.add(
             "format.trf.encoding",
             "warn",
-            f"the file is not UTF-8; read as {dec.encoding} (check the names)",
+            str(dec.warning()),
             line=dec.first_non_utf8_line,
         )
     lines = split_lines(dec.text)
@@ -307,7 +308,12 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
     for row in f.rows:
         row["competition_id"] = row["competition_id"] or cid
     text = " ".join(v for k, (_, v) in tour.items() if k in ("092", "122", "012")).lower()
-    modality = "blitz" if "blitz" in text else "rapid" if "rapid" in text else "standard"
+    time_control = tour.get("122", (None, ""))[1].strip() or None
+    # A word in the title or type wins; else the time control (FIDE: base + 60 x increment);
+    # a TRF that states none is a standard rating report.
+    modality = ("blitz" if "blitz" in text else "rapid" if "rapid" in text
+                else fide_modality(time_control) or "standard")
+    header = [v for k, (_, v) in tour.items() if k in ("012", "022", "032", "092", "102", "112")]
     comp = {
         "federation": fed,
         "competition_id": cid,
@@ -322,7 +328,7 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
         "source_sha256": digest,
         "rounds_declared": declared_rounds,
     }
-    return ReadResult.build(
+    return declare(ReadResult.build(
         name,
         digest,
         "trf",
@@ -331,7 +337,7 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
         players=frame(player_rows, PLAYERS_SCHEMA),
         games=frame(games, GAMES_SCHEMA),
         byes=frame(byes, BYES_SCHEMA),
-    )
+    ), online=looks_online(*header), time_control=time_control)
 
 
 def _date(tour: dict[str, tuple[int, str]], rec: str, f: Findings) -> date | None:

@@ -35,6 +35,7 @@ from typing import Any
 
 from formats._common import Findings, decode, parse_date, split_lines
 from formats.identity import competition_key, player_id
+from formats.declarations import UNDECLARED, declare, language_of
 from formats.result import ReadResult, frame, sha256
 from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
 
@@ -151,7 +152,9 @@ def from_tsh(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
                 extra=extra,
             )
         )
-    return _build(name, digest, f, fed, [(None, players)], dates, None)
+    # A '#lexicon DISC' (or '#config lexicon = ...') comment line names the lexicon.
+    return declare(_build(name, digest, f, fed, [(None, players)], dates, None),
+                   language=_declared_language(lines))
 
 
 def _build(
@@ -444,4 +447,32 @@ def from_tsh_newt(data: bytes, name: str, *, federation: str | None = None) -> R
                 if isinstance(t, (int, float)) and t > 0:
                     times.setdefault(div, []).append(datetime.fromtimestamp(t, tz=UTC).date())
         parsed.append((div, players))
-    return _build(name, digest, f, fed, parsed, {}, times, title, fmt="tsh-newt")
+    return declare(_build(name, digest, f, fed, parsed, {}, times, title, fmt="tsh-newt"),
+                   language=_declared_language([text]))
+
+
+_LEXICON = re.compile(
+    r"""(?:^\s*#\s*(?:config\s+)?(?:lexicon|dictionary)\b\s*=?\s*['"]?([^'"\s;]+))"""
+    r"""|(?:\b(?:lexicon|dictionary|rating_system|rating_list)\s*:\s*["']([^"']+)["'])""",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _declared_language(texts: list[str]) -> str:
+    """The language of the lexicon (or rating system) the file declares; ``undeclared`` if none.
+
+    tsh's configuration names the lexicon (``config lexicon = 'NWL2023'``) and the
+    rating system (``nsa2008``: the North American association's); a ``.t`` file may
+    carry a ``#lexicon DISC`` comment line.
+
+    Examples
+    --------
+    >>> _declared_language(['rating_system: "nsa2008"']), _declared_language(["#lexicon DISC"]), _declared_language(["x"])
+    ('en', 'ca', 'undeclared')
+    """
+    for text in texts:
+        for m in _LEXICON.finditer(text):
+            code = language_of(m[1] or m[2])
+            if code is not None:
+                return code
+    return UNDECLARED

@@ -7,7 +7,10 @@ what is left by federation.
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -17,10 +20,12 @@ from prefect.cache_policies import NO_CACHE
 
 import formats
 import warehouse
+from formats._common import KNOWN_FEDERATIONS, decode
 from formats.schema import (
     ALIASES_SCHEMA,
     BYES_SCHEMA,
     COMPETITIONS_SCHEMA,
+    DECLARATIONS_SCHEMA,
     FINDINGS_SCHEMA,
     GAMES_SCHEMA,
     PLAYERS_SCHEMA,
@@ -81,13 +86,14 @@ def _file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _federation_of(result: formats.ReadResult, default: str | None) -> str:
+def _federation_of(result: formats.ReadResult, default: str | None) -> str | None:
+    """The federation the file's rows (or its format) declare; ``default`` when they declare none."""
     for frame in (result.competitions, result.players, result.findings, result.games):
         if frame.height and "federation" in frame.columns:
             values = frame.get_column("federation").drop_nulls()
             if values.len():
                 return str(values[0])
-    return default or "unknown"
+    return default
 
 
 #: Rule id of the finding that records a version replaced by a later one of the same night.
@@ -164,8 +170,58 @@ def keep_latest_versions(results: list[formats.ReadResult], sent: dict[str, floa
     ]
 
 
-def read_inbox(inbox: Path, seen: set[str], federation: str | None = None) -> Ingested:
-    """Read every unit of ``inbox`` whose checksum is not in ``seen``; group them by federation."""
+def _federation_in_rows(path: Path) -> str | None:
+    """The federation a CSV file's ``federation`` column names most often, even when the
+    file cannot be read as a whole (a missing column, a wrong header): every row says it."""
+    try:
+        data = path.read_bytes()[:1_000_000]
+    except OSError:
+        return None
+    text = decode(data).text
+    rows = csv.reader(io.StringIO(text))
+    header = [h.strip().lower().lstrip("\ufeff") for h in next(rows, [])]
+    if "federation" not in header:
+        return None
+    at = header.index("federation")
+    counts = Counter(r[at].strip().lower() for r in rows if len(r) > at and r[at].strip())
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def _subfolder_federation(unit: Path | list[Path], inbox: Path, known: frozenset[str]) -> str | None:
+    """``inbox/<federation>/...``: the federation of the subfolder a file was dropped in."""
+    first = Path(unit[0] if isinstance(unit, list) else unit)
+    try:
+        parts = first.relative_to(inbox).parts
+    except ValueError:
+        return None
+    return parts[0].lower() if len(parts) > 1 and parts[0].lower() in known else None
+
+
+def _file_findings_on_competitions(result: formats.ReadResult) -> formats.ReadResult:
+    """A file-level finding (no competition) of a file that holds competitions belongs to
+    each of them: the file then has one outcome, its competitions', never a second
+    contradicting "unreadable" one."""
+    findings = result.findings
+    if not result.competitions.height or not findings.height:
+        return result
+    loose = findings.filter(pl.col("competition_id").is_null())
+    if not loose.height:
+        return result
+    ids = result.competitions.get_column("competition_id").drop_nulls().unique(maintain_order=True).to_list()
+    attached = [loose.with_columns(pl.lit(cid, pl.Utf8()).alias("competition_id")) for cid in ids]
+    return replace(result, findings=pl.concat([findings.filter(pl.col("competition_id").is_not_null()), *attached]))
+
+
+def read_inbox(
+    inbox: Path, seen: set[str], federation: str | None = None,
+    known: frozenset[str] = KNOWN_FEDERATIONS,
+) -> Ingested:
+    """Read every unit of ``inbox`` whose checksum is not in ``seen``; group them by federation.
+
+    A file belongs to the federation its rows (or its format) declare; when it
+    declares none, to the ``inbox/<federation>/`` subfolder it was dropped in (one
+    of ``known``); only then to ``unknown``, whose reports go to the rating officer.
+    """
     batches: dict[str, FederationBatch] = {}
     skipped: list[str] = []
     ignored: list[str] = []
@@ -187,7 +243,14 @@ def read_inbox(inbox: Path, seen: set[str], federation: str | None = None) -> In
         if result.ratings.height and not result.competitions.height and not result.findings.height:
             ignored.append(result.source)   # a published rating list: `ratings seed` imports it
             continue
-        fed = _federation_of(result, federation)
+        result = _file_findings_on_competitions(result)
+        fed = (
+            _federation_of(result, None)
+            or (_federation_in_rows(unit) if isinstance(unit, Path) and unit.is_file() else None)
+            or _subfolder_federation(unit, inbox, known)
+            or federation
+            or "unknown"
+        )
         if federation is not None and fed != federation:
             ignored.append(result.source)
             continue
@@ -216,7 +279,8 @@ def read_inbox(inbox: Path, seen: set[str], federation: str | None = None) -> In
         batches[fed] = FederationBatch(
             federation=fed,
             files=files,
-            competitions=concat([r.competitions for r in results], COMPETITIONS_SCHEMA),
+            # The readers' declarations (language, online, time control) travel to validation.
+            competitions=concat([r.competitions for r in results], {**COMPETITIONS_SCHEMA, **DECLARATIONS_SCHEMA}),
             players=concat([r.players for r in results], PLAYERS_SCHEMA).unique(
                 subset=["federation", "player_id"], keep="last", maintain_order=True
             ),

@@ -32,6 +32,7 @@ class Published:
     edition: int | None                      # None: the list did not change
     players_listed: int
     players_changed: int                     # rating differs from the previous edition
+    players_new: int = 0                     # not on the previous edition
     reports: dict[str, str] = field(default_factory=dict)   # competition (or file) -> status
     report_paths: list[str] = field(default_factory=list)
 
@@ -48,13 +49,29 @@ def artifact_key(*parts: str) -> str:
 
 
 def changed_players(previous: pl.DataFrame, current: pl.DataFrame) -> int:
-    """How many players' published rating differs between two lists (new players included)."""
+    """How many ratings changed between two lists: players on both whose rating differs
+    (a player new to the list is counted by :func:`new_players`, not here).
+
+    Examples
+    --------
+    >>> prev = pl.DataFrame({"player_id": ["a", "b"], "rating": [1000.0, 1100.0]})
+    >>> cur = pl.DataFrame({"player_id": ["a", "b", "c"], "rating": [1000.0, 1112.0, 950.0]})
+    >>> changed_players(prev, cur), new_players(prev, cur)
+    (1, 1)
+    """
+    if previous.height == 0:
+        return 0
+    joined = current.select("player_id", "rating").join(
+        previous.select("player_id", pl.col("rating").alias("previous")), on="player_id", how="inner"
+    )
+    return joined.filter(pl.col("rating").ne_missing(pl.col("previous"))).height
+
+
+def new_players(previous: pl.DataFrame, current: pl.DataFrame) -> int:
+    """How many players of ``current`` the previous list did not hold."""
     if previous.height == 0:
         return current.height
-    joined = current.select("player_id", "rating").join(
-        previous.select("player_id", pl.col("rating").alias("previous")), on="player_id", how="left"
-    )
-    return joined.filter(pl.col("previous").is_null() | (pl.col("rating") != pl.col("previous"))).height
+    return current.filter(~pl.col("player_id").is_in(previous.get_column("player_id").implode())).height
 
 
 def unreadable_file_reports(batch: FederationBatch) -> list[validations.CompetitionReport]:
@@ -85,7 +102,11 @@ def report_from_warehouse(
     if progress is not None and progress.height and games.height:
         ids = pl.concat([games.get_column("player_a"), games.get_column("player_b")]).unique()
         own = progress.filter(pl.col("player_id").is_in(ids.to_list()))
-    return replace(report, games=games.height, excluded_games=excluded, progress=own)
+    # The rating officer's decisions on a held competition (issue 14), first in the header.
+    decided = validations.decision_lines(
+        warehouse.decisions.decisions(db, report.federation, competition_id))
+    return replace(report, games=games.height, excluded_games=excluded, progress=own,
+                   extra={**decided, **report.extra})
 
 
 @task(name="publish_federation", cache_policy=NO_CACHE)
@@ -97,26 +118,32 @@ def publish_federation(
     as_of: date,
     reports_dir: str,
     progress: pl.DataFrame | None = None,
+    also_report: list[str] | None = None,
 ) -> Published:
-    """Publish the list as of ``as_of`` and every report of tonight's batch."""
+    """Publish the list as of ``as_of`` and every report of tonight's batch (and of
+    ``also_report``: competitions the rating officer approved, rated tonight)."""
     logger = get_run_logger()
     db = warehouse.get_engine(warehouse_url)
     edition: int | None = None
-    listed = changed = 0
+    listed = changed = added = 0
     if run is not None:
         rating_list = engine.rating_list(batch.federation, run.ratings, as_of=as_of, config=config)
         previous = warehouse.rating_list(db, batch.federation)
         edition = warehouse.publish_list(db, batch.federation, rating_list, as_of=as_of)
         listed = rating_list.height
         changed = changed_players(previous, rating_list)
+        added = new_players(previous, rating_list)
         logger.info(
             "%s: list as of %s, %d player(s), %d changed, edition %s",
             batch.federation, as_of, listed, changed, edition if edition is not None else "unchanged",
         )
-    published = Published(batch.federation, edition, listed, changed)
+    published = Published(batch.federation, edition, listed, changed, added if run is not None else 0)
     reports = [
         report_from_warehouse(db, cid, batch.federation, progress)
-        for cid in batch.competitions.get_column("competition_id").unique(maintain_order=True).to_list()
+        for cid in dict.fromkeys([
+            *batch.competitions.get_column("competition_id").unique(maintain_order=True).to_list(),
+            *(also_report or []),
+        ])
     ]
     reports += unreadable_file_reports(batch)
     root = Path(reports_dir)

@@ -32,9 +32,15 @@ def merge_reader_findings(
         concat([batch.findings, extra], FINDINGS_SCHEMA).filter(pl.col("severity") == "reject")
         .get_column("competition_id").drop_nulls().to_list()
     )
+    held = set(
+        concat([batch.findings, extra], FINDINGS_SCHEMA).filter(pl.col("severity") == "hold")
+        .get_column("competition_id").drop_nulls().to_list()
+    )
     competitions = checked.competitions.with_columns(
         pl.when(pl.col("competition_id").is_in(list(rejected)))
         .then(pl.lit("rejected"))
+        .when(pl.col("competition_id").is_in(list(held)) & (pl.col("status") != "rejected"))
+        .then(pl.lit("held"))
         .otherwise(pl.col("status"))
         .alias("status")
     )

@@ -9,6 +9,7 @@ Markdown viewer lets through) would interpret, so a player called
 from __future__ import annotations
 
 import functools
+import re
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from validations.errors import ReportError
 from validations.rules import SEVERITIES
 
 #: Report statuses (``CompetitionReport.status``).
-STATUSES: tuple[str, ...] = ("accepted", "rejected", "accepted_with_exclusions", "superseded", "pending")
+STATUSES: tuple[str, ...] = ("accepted", "rejected", "accepted_with_exclusions", "superseded", "pending", "held")
 
 _HEADLINES = {
     "accepted": "Accepted: the competition is rated",
@@ -31,6 +32,7 @@ _HEADLINES = {
     "accepted_with_exclusions": "Accepted with excluded games: rated without the games listed below",
     "superseded": "Superseded: a newer file for this competition replaced this one",
     "pending": "Pending: received, not yet validated",
+    "held": "Held: loaded, not rated until the rating officer decides",
 }
 _NEXT_STEP = {
     "accepted": "Nothing to do.",
@@ -40,9 +42,12 @@ _NEXT_STEP = {
                                  "played, correct it and send the file again: it replaces this one."),
     "superseded": "Nothing to do: see the report of the newer file.",
     "pending": "Nothing to do yet.",
+    "held": ("Nothing to do unless a point marked “hold” is wrong in the file (then correct it and send it "
+             "again). The rating officer approves the competition (it is rated on the next run) or declines it."),
 }
 _SEVERITY_TEXT = {
     "reject": "reject: the competition is not rated",
+    "hold": "hold: not rated until the rating officer approves it",
     "exclude": "exclude: this game is not rated",
     "warn": "warning: reported only",
 }
@@ -87,10 +92,11 @@ def report_from_record(
     """
     stored = str(competition.get("status") or "accepted")
     found = _conform(findings, FINDINGS_SCHEMA)
-    if stored in ("superseded", "pending"):
+    if stored in ("superseded", "pending", "held"):
         status = stored
     else:
-        status = report_status(found, rated=stored != "rejected")
+        # An approved competition was held: its "hold" findings no longer stand in the way.
+        status = report_status(found.filter(pl.col("severity") != "hold"), rated=stored != "rejected")
     return CompetitionReport(
         federation=str(federation or competition.get("federation") or ""),
         competition_id=str(competition.get("competition_id") or ""),
@@ -124,6 +130,31 @@ def file_report(source: str, findings: pl.DataFrame, *, federation: str | None =
     )
 
 
+def decision_lines(decisions: pl.DataFrame | None) -> dict[str, str]:
+    """Header lines for the rating officer's decisions on a held competition (oldest first).
+
+    Examples
+    --------
+    >>> from datetime import datetime
+    >>> d = pl.DataFrame({"decision": ["approve"], "decided_by": ["marta"],
+    ...                   "decided_at": [datetime(2026, 12, 1, 9, 30)], "note": ["played in Catalan"]})
+    >>> decision_lines(d)
+    {'Rating officer': 'approved by marta on 2026-12-01 09:30 UTC: played in Catalan'}
+    """
+    if decisions is None or decisions.is_empty():
+        return {}
+    out: dict[str, str] = {}
+    for i, r in enumerate(decisions.to_dicts()):
+        verb = {"approve": "approved", "decline": "declined"}.get(str(r.get("decision")), str(r.get("decision")))
+        when = r.get("decided_at")
+        stamp = when.strftime("%Y-%m-%d %H:%M UTC") if when is not None else "?"
+        text = f"{verb} by {r.get('decided_by') or '?'} on {stamp}"
+        if r.get("note"):
+            text += f": {r['note']}"
+        out["Rating officer" if i == 0 else f"Rating officer ({i + 1})"] = text
+    return out
+
+
 def report_status(findings: pl.DataFrame, *, rated: bool = True) -> str:
     """The report status implied by a competition's findings.
 
@@ -132,10 +163,14 @@ def report_status(findings: pl.DataFrame, *, rated: bool = True) -> str:
     >>> f = pl.DataFrame({"severity": ["warn", "exclude"]})
     >>> report_status(f), report_status(f.head(1)), report_status(pl.DataFrame({"severity": ["reject"]}))
     ('accepted_with_exclusions', 'accepted', 'rejected')
+    >>> report_status(pl.DataFrame({"severity": ["hold", "exclude"]}))
+    'held'
     """
     severities = set(findings.get_column("severity").to_list()) if "severity" in findings.columns else set()
     if "reject" in severities or not rated:
         return "rejected"
+    if "hold" in severities:
+        return "held"
     if "exclude" in severities:
         return "accepted_with_exclusions"
     return "accepted"
@@ -329,46 +364,104 @@ def _progress_rows(progress: pl.DataFrame | None) -> list[dict[str, str]]:
 
 # ------------------------------------------------------------------ markdown
 _MD_SPECIAL = str.maketrans({
-    "\\": "\\\\", "`": "\\`", "*": "\\*", "_": "\\_", "{": "\\{", "}": "\\}", "[": "\\[",
-    "]": "\\]", "(": "\\(", ")": "\\)", "#": "\\#", "+": "\\+", "!": "\\!", "|": "\\|",
-    "<": "&lt;", ">": "&gt;", "&": "&amp;", "~": "\\~", "\n": " ", "\r": " ",
+    "\\": "\\\\", "`": "\\`", "*": "\\*", "[": "\\[", "]": "\\]", "|": "\\|",
+    "<": "&lt;", ">": "&gt;", "\n": " ", "\r": " ",
 })
+# Only what a Markdown viewer would act on is escaped, so that the report also reads
+# cleanly as plain text: an underscore inside a word (``fide.unrated_opponent``) or a
+# parenthesis never starts anything; "&" only before what looks like an entity.
+_MD_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+_MD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_MD_TILDES = re.compile(r"~~")
 
 
 def md_escape(text: Any) -> str:
-    """Escape user text for a Markdown table cell or line.
+    """Escape user text for a Markdown table cell or line, and only as much as needed.
 
     Examples
     --------
     >>> md_escape("Smith | <b>Jones</b> *x*")
     'Smith \\\\| &lt;b&gt;Jones&lt;/b&gt; \\\\*x\\\\*'
+    >>> md_escape("fide.unrated_opponent (round 3), _x_ & &amp;")
+    'fide.unrated_opponent (round 3), \\\\_x\\\\_ & &amp;amp;'
     """
-    return "" if text is None else str(text).translate(_MD_SPECIAL)
+    if text is None:
+        return ""
+    out = _MD_ENTITY.sub("&amp;", str(text))
+    out = out.translate(_MD_SPECIAL)
+    out = _MD_UNDERSCORE.sub(r"\\_", out)
+    return _MD_TILDES.sub(r"\\~\\~", out)
+
+
+def _groups(findings: pl.DataFrame, warn_limit: int | None) -> list[dict[str, Any]]:
+    """Findings grouped by rule (most serious first): one group per rule with its count,
+    the rows to list (warnings beyond ``warn_limit`` are counted, not listed)."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in _sorted_findings(findings):
+        key = (str(row["severity"]), str(row["rule"]))
+        group = groups.setdefault(key, {"severity": key[0], "rule": key[1], "count": 0, "rows": [], "omitted": 0})
+        group["count"] += 1
+        if row["severity"] == "warn" and warn_limit is not None and len(group["rows"]) >= warn_limit:
+            group["omitted"] += 1
+        else:
+            group["rows"].append(row)
+    return list(groups.values())
+
+
+def _md_group(group: dict[str, Any]) -> list[str]:
+    n = group["count"]
+    out = [f"### {md_escape(group['rule'])}: {n} {_SEVERITY_WORD[group['severity']]}{'' if n == 1 else 's'}", "",
+           "| Severity | File | Line | Field | Rule | What is wrong and how to fix it |",
+           "|---|---|---:|---|---|---|"]
+    for r in group["rows"]:
+        out.append(
+            f"| {md_escape(r['severity'])} | {md_escape(r['source'])} | "
+            f"{'' if r['line'] is None else r['line']} | {md_escape(r['field'])} | "
+            f"{md_escape(r['rule'])} | {md_escape(r['message'])} |"
+        )
+    if group["omitted"]:
+        out += ["", f"… and {group['omitted']} more warning(s) of {md_escape(group['rule'])} "
+                    "(same situation, other lines)."]
+    return [*out, ""]
+
+
+_SEVERITY_WORD = {"reject": "rejection", "hold": "hold", "exclude": "exclusion", "warn": "warning"}
 
 
 def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) -> str:
+    """Decision first (status, officer, the findings that decided, rating changes), then the
+    long tail of warnings, each rule once with its count."""
     out = [f"# Validation report: {md_escape(report.name or report.competition_id)}", ""]
     out.append(f"**{_HEADLINES.get(report.status, md_escape(report.status))}**")
     out.append("")
     out.extend(f"- {label}: {md_escape(value)}" for label, value in _header(report))
     counts = _counts(report.findings)
-    out.append(f"- Findings: {counts['reject']} reject, {counts['exclude']} exclude, {counts['warn']} warning")
-    out += ["", f"Next step: {_NEXT_STEP.get(report.status, '')}", "", "## Findings", ""]
-    rows, omitted = _shown_findings(report.findings, warn_limit)
-    if not rows:
-        out.append("No findings: the competition meets every rule.")
+    held = f"{counts['hold']} hold, " if counts["hold"] else ""
+    out.append(f"- Findings: {counts['reject']} reject, {held}{counts['exclude']} exclude, {counts['warn']} warning")
+    out += ["", f"Next step: {_NEXT_STEP.get(report.status, '')}", ""]
+    groups = _groups(report.findings, warn_limit)
+    decisive = [g for g in groups if g["severity"] != "warn"]
+    warnings = [g for g in groups if g["severity"] == "warn"]
+    out += ["## Findings that decide the outcome", ""]
+    if not groups:
+        out += ["No findings: the competition meets every rule.", ""]
+    elif not decisive:
+        out += ["None: only warnings (listed at the end).", ""]
+    for group in decisive:
+        out += _md_group(group)
+    out += ["## Rating changes", ""]
+    changes = _change_rows(report.changes)
+    if not changes:
+        out.append("Not rated." if report.status in ("rejected", "superseded", "pending", "held")
+                   else "No rating changes recorded for this competition yet.")
     else:
-        out.append("| Severity | File | Line | Field | Rule | What is wrong and how to fix it |")
-        out.append("|---|---|---:|---|---|---|")
-        for r in rows:
+        out.append("| Player | Name | Before | Games | Score | Expected | K | Change | After |")
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        for c in changes:
             out.append(
-                f"| {md_escape(r['severity'])} | {md_escape(r['source'])} | "
-                f"{'' if r['line'] is None else r['line']} | {md_escape(r['field'])} | "
-                f"{md_escape(r['rule'])} | {md_escape(r['message'])} |"
+                f"| {md_escape(c['player_id'])} | {md_escape(c['name'])} | {c['before']} | {c['games']} | "
+                f"{c['score']} | {c['expected']} | {c['k']} | {c['change']} | {c['after']} |"
             )
-        for rule, count in omitted:
-            out.append("")
-            out.append(f"… and {count} more warning(s) of {md_escape(rule)} (same situation, other lines).")
     progress = _progress_rows(report.progress)
     if progress:
         out += ["", "## Unrated players: progress toward an initial rating", "",
@@ -380,20 +473,11 @@ def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) ->
                 f"| {md_escape(p['player'])} | {p['rule_set']} | {p['window']} | {p['games']} | {p['needed']} | "
                 f"{md_escape(p['first'])} | {md_escape(p['per_event'])} | {md_escape(p['status'])} |"
             )
-    out += ["", "## Rating changes", ""]
-    changes = _change_rows(report.changes)
-    if not changes:
-        out.append("Not rated." if report.status in ("rejected", "superseded", "pending")
-                   else "No rating changes recorded for this competition yet.")
-    else:
-        out.append("| Player | Name | Before | Games | Score | Expected | K | Change | After |")
-        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-        for c in changes:
-            out.append(
-                f"| {md_escape(c['player_id'])} | {md_escape(c['name'])} | {c['before']} | {c['games']} | "
-                f"{c['score']} | {c['expected']} | {c['k']} | {c['change']} | {c['after']} |"
-            )
-    return "\n".join(out) + "\n"
+    if warnings:
+        out += ["", f"## Warnings ({sum(g['count'] for g in warnings)}): reported only", ""]
+        for group in warnings:
+            out += _md_group(group)
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 # ------------------------------------------------------------------ html
@@ -403,14 +487,14 @@ color:#1d2733;line-height:1.45;padding:0 1rem}
 h1{font-size:1.6rem;margin:0 0 .6rem}h2{font-size:1.2rem;margin:2rem 0 .6rem;border-bottom:1px solid #d5dbe3}
 .status{display:inline-block;padding:.45rem .9rem;border-radius:.35rem;font-weight:600;color:#fff}
 .status.accepted{background:#1f7a3a}.status.rejected{background:#b42318}
-.status.accepted_with_exclusions{background:#b26b00}.status.superseded,.status.pending{background:#59636e}
+.status.accepted_with_exclusions,.status.held{background:#b26b00}.status.superseded,.status.pending{background:#59636e}
 dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1.2rem;margin:1rem 0}dt{color:#59636e}dd{margin:0}
 .next{background:#f3f6f9;border-left:4px solid #8a99ab;padding:.6rem .9rem}
 table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{border-bottom:1px solid #e3e8ee;padding:.35rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f6f9}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-.sev{font-weight:600;white-space:nowrap}.sev.reject{color:#b42318}.sev.exclude{color:#b26b00}.sev.warn{color:#59636e}
-.more{color:#59636e;font-style:italic}.pos{color:#1f7a3a}.neg{color:#b42318}code{font-size:.9em}
+.sev{font-weight:600;white-space:nowrap}.sev.reject{color:#b42318}.sev.hold{color:#b26b00}.sev.exclude{color:#b26b00}.sev.warn{color:#59636e}
+.more{color:#59636e;font-style:italic}details{margin:.4rem 0}summary{cursor:pointer;font-weight:600}.pos{color:#1f7a3a}.neg{color:#b42318}code{font-size:.9em}
 """
 
 _TEMPLATE = """<!DOCTYPE html>
@@ -421,18 +505,22 @@ _TEMPLATE = """<!DOCTYPE html>
 <h1>Validation report: {{ title }}</h1>
 <p class="status {{ status }}">{{ headline }}</p>
 <dl>{% for label, value in header %}<dt>{{ label }}</dt><dd>{{ value }}</dd>{% endfor %}
-<dt>Findings</dt><dd>{{ counts.reject }} reject, {{ counts.exclude }} exclude, {{ counts.warn }} warning</dd></dl>
+<dt>Findings</dt><dd>{{ counts.reject }} reject, {% if counts.hold %}{{ counts.hold }} hold, {% endif %}{{ counts.exclude }} exclude, {{ counts.warn }} warning</dd></dl>
 <p class="next"><strong>Next step:</strong> {{ next_step }}</p>
-<h2>Findings</h2>
-{% if findings %}<table><thead><tr><th>Severity</th><th>File</th><th class="num">Line</th><th>Field</th>
+{% macro group_table(g) %}<details{% if g.severity != "warn" %} open{% endif %}><summary><code>{{ g.rule }}</code>: {{ g.count }} {{ severity_word[g.severity] }}{{ "" if g.count == 1 else "s" }}</summary>
+<table><thead><tr><th>Severity</th><th>File</th><th class="num">Line</th><th>Field</th>
 <th>Rule</th><th>What is wrong and how to fix it</th></tr></thead><tbody>
-{% for f in findings %}<tr><td class="sev {{ f.severity }}" title="{{ severity_text.get(f.severity, '') }}">{{ f.severity }}</td>
+{% for f in g.rows %}<tr><td class="sev {{ f.severity }}" title="{{ severity_text.get(f.severity, '') }}">{{ f.severity }}</td>
 <td>{{ f.source or "" }}</td><td class="num">{{ "—" if f.line is none else f.line }}</td><td>{{ f.field or "" }}</td>
 <td><code>{{ f.rule }}</code></td><td>{{ f.message }}</td></tr>
 {% endfor %}</tbody></table>
-{% for rule, count in omitted %}<p class="more">… and {{ count }} more warning(s) of <code>{{ rule }}</code>
-(same situation, other lines).</p>{% endfor %}
-{% else %}<p>No findings: the competition meets every rule.</p>{% endif %}
+{% if g.omitted %}<p class="more">… and {{ g.omitted }} more warning(s) of <code>{{ g.rule }}</code>
+(same situation, other lines).</p>{% endif %}</details>
+{% endmacro %}
+<h2>Findings that decide the outcome</h2>
+{% if not groups %}<p>No findings: the competition meets every rule.</p>
+{% elif not decisive %}<p>None: only warnings (listed at the end).</p>{% endif %}
+{% for g in decisive %}{{ group_table(g) }}{% endfor %}
 {% if progress %}<h2>Unrated players: progress toward an initial rating</h2>
 <table><thead><tr><th>Player</th><th>Rules</th><th>Window</th><th class="num">Games vs rated</th>
 <th class="num">Needed</th><th>First event (points)</th><th>Rated opponents per event</th><th>Status</th></tr></thead>
@@ -449,6 +537,8 @@ _TEMPLATE = """<!DOCTYPE html>
 <td class="num {{ 'neg' if c.change.startswith('-') else 'pos' }}">{{ c.change }}</td><td class="num">{{ c.after }}</td></tr>
 {% endfor %}</tbody></table>
 {% else %}<p>{{ no_changes }}</p>{% endif %}
+{% if warnings %}<h2>Warnings ({{ warnings | sum(attribute="count") }}): reported only</h2>
+{% for g in warnings %}{{ group_table(g) }}{% endfor %}{% endif %}
 </body></html>
 """
 
@@ -464,6 +554,7 @@ def _template() -> Any:
 
 def _html(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) -> str:
     changes = _change_rows(report.changes)
+    groups = _groups(report.findings, warn_limit)
     template = _template()
     return str(template.render(
         title=report.name or report.competition_id,
@@ -473,13 +564,15 @@ def _html(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) -> str
         header=_header(report),
         counts=_counts(report.findings),
         next_step=_NEXT_STEP.get(report.status, ""),
-        findings=_shown_findings(report.findings, warn_limit)[0],
-        omitted=_shown_findings(report.findings, warn_limit)[1],
+        groups=groups,
+        decisive=[g for g in groups if g["severity"] != "warn"],
+        warnings=[g for g in groups if g["severity"] == "warn"],
+        severity_word=_SEVERITY_WORD,
         severity_text=_SEVERITY_TEXT,
         changes=changes,
         progress=_progress_rows(report.progress),
         has_period=any(c["period"] for c in changes),
-        no_changes=("Not rated." if report.status in ("rejected", "superseded", "pending")
+        no_changes=("Not rated." if report.status in ("rejected", "superseded", "pending", "held")
                     else "No rating changes recorded for this competition yet."),
     ))
 
@@ -554,6 +647,88 @@ def write_report(report: CompetitionReport, folder: Path) -> tuple[Path, Path]:
     return md, html
 
 
+# ------------------------------------------------------------------ one outcome per file
+_KIND_OF_FORMAT = {
+    "interchange-players": "a players list (names, clubs and grades for the lists and reports)",
+    "interchange-aliases": "an alias table (one player under several ids)",
+}
+
+
+def file_outcomes(
+    *,
+    files: pl.DataFrame,
+    competitions: pl.DataFrame,
+    statuses: Mapping[str, Mapping[str, str]],
+    findings: pl.DataFrame | None = None,
+    skipped: list[str] | tuple[str, ...] = (),
+    ignored: list[str] | tuple[str, ...] = (),
+) -> dict[str, str]:
+    """Exactly one outcome per file of the night, with its reason (the rules that decided).
+
+    Parameters
+    ----------
+    files
+        ``source`` (and ``federation``) of every file read tonight.
+    competitions
+        Competitions read tonight (``federation, competition_id, source``).
+    statuses
+        Report status by federation and competition id, or by file name for a file that
+        could not be read into a competition (``tasks.publish.Published.reports``).
+    findings
+        Tonight's findings: the ``reject`` / ``hold`` / ``exclude`` rules behind a status.
+    skipped, ignored
+        File names already loaded (identical re-sends) and rating lists left to ``ratings seed``.
+
+    Examples
+    --------
+    >>> files = pl.DataFrame({"federation": ["fide", "unknown"], "source": ["a.trf", "b.html"]})
+    >>> comps = pl.DataFrame({"federation": ["fide"], "competition_id": ["A"], "source": ["a.trf"]})
+    >>> found = pl.DataFrame({"federation": ["fide", "unknown"], "competition_id": ["A", None],
+    ...                       "rule": ["fide.online", "format.unknown"], "severity": ["reject", "reject"],
+    ...                       "source": ["a.trf", "b.html"]})
+    >>> file_outcomes(files=files, competitions=comps, findings=found, ignored=["list.txt"],
+    ...               statuses={"fide": {"A": "rejected"}, "unknown": {"b.html": "rejected"}})
+    {'a.trf': 'rejected (fide.online)', 'b.html': 'unreadable: rejected (format.unknown)', 'list.txt': 'ignored: a rating list, imported with `ratings seed`'}
+    """
+    found = _conform(findings, FINDINGS_SCHEMA)
+    rules_for_status = {"rejected": "reject", "held": "hold", "accepted_with_exclusions": "exclude"}
+    comps = competitions.select(
+        [c for c in ("federation", "competition_id", "source") if c in competitions.columns])
+    out: dict[str, str] = {}
+    for row in files.select(
+        pl.col("source"),
+        pl.col("federation") if "federation" in files.columns else pl.lit(None).alias("federation"),
+        pl.col("format") if "format" in files.columns else pl.lit(None).alias("format"),
+    ).unique("source", maintain_order=True).to_dicts():
+        source, fed = str(row["source"]), row["federation"]
+        mine = comps.filter(pl.col("source") == source)
+        if mine.height:
+            parts: dict[str, set[str]] = {}
+            for r in mine.to_dicts():
+                status = statuses.get(str(r.get("federation") or fed), {}).get(str(r["competition_id"]), "pending")
+                rules = found.filter(
+                    (pl.col("competition_id") == r["competition_id"])
+                    & (pl.col("severity") == rules_for_status.get(status, "-"))
+                ).get_column("rule").unique().sort().to_list()
+                parts.setdefault(status, set()).update(rules)
+            texts = [f"{status} ({', '.join(sorted(rules))})" if rules else status for status, rules in parts.items()]
+            out[source] = "; ".join(sorted(texts))
+            continue
+        status = next((s.get(source) for s in statuses.values() if source in s), None)
+        if status is None:
+            # Read, holding no competition and no finding against it: a players or alias table.
+            out[source] = f"loaded: {_KIND_OF_FORMAT.get(str(row.get('format')), 'read, nothing to rate')}"
+            continue
+        rules = found.filter((pl.col("source") == source) & pl.col("competition_id").is_null()
+                             & (pl.col("severity") == "reject")).get_column("rule").unique().sort().to_list()
+        out[source] = f"unreadable: {status}" + (f" ({', '.join(rules)})" if rules else "")
+    for name in skipped:
+        out.setdefault(name, "already loaded: identical re-send, nothing to do")
+    for name in ignored:
+        out.setdefault(name, "ignored: a rating list, imported with `ratings seed`")
+    return out
+
+
 # ------------------------------------------------------------------ nightly summary
 @dataclass(frozen=True)
 class NightlySummary:
@@ -566,6 +741,8 @@ class NightlySummary:
     competitions: pl.DataFrame         #: federation, competition_id, name, status, source
     players_affected: int              #: players whose rating changed
     federations: tuple[str, ...] = ()  #: federations the run covered
+    #: one outcome per file (:func:`file_outcomes`), listed when given
+    outcomes: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_frames(
@@ -606,7 +783,7 @@ class NightlySummary:
 
     def counts(self) -> dict[str, int]:
         """Competitions per status (accepted, accepted_with_exclusions, rejected, pending, superseded)."""
-        counts = {s: 0 for s in ("accepted", "accepted_with_exclusions", "rejected", "pending", "superseded")}
+        counts = {s: 0 for s in ("accepted", "accepted_with_exclusions", "held", "rejected", "pending", "superseded")}
         if "status" in self.competitions.columns:
             for status in self.competitions.get_column("status").to_list():
                 key = status if status in counts else "pending"
@@ -640,12 +817,17 @@ def render_summary(summary: NightlySummary, *, fmt: Literal["markdown"] = "markd
         f"| Files unreadable (quarantined) | {summary.files_unreadable} |",
         f"| Competitions accepted | {counts['accepted']} |",
         f"| Competitions accepted with excluded games | {counts['accepted_with_exclusions']} |",
+        f"| Competitions held for the rating officer | {counts['held']} |",
         f"| Competitions rejected (quarantined) | {counts['rejected']} |",
         f"| Competitions pending | {counts['pending']} |",
         f"| Competitions superseded by a corrected file | {counts['superseded']} |",
         f"| Players affected | {summary.players_affected} |",
         "",
     ]
+    if summary.outcomes:
+        out += ["## Files", "", "| File | Outcome |", "|---|---|"]
+        out += [f"| {md_escape(name)} | {md_escape(text)} |" for name, text in sorted(summary.outcomes.items())]
+        out.append("")
     comps = summary.competitions
     if not comps.is_empty() and "competition_id" in comps.columns:
         out += ["## Competitions", "", "| Federation | Competition | Name | Status | File |", "|---|---|---|---|---|"]

@@ -24,7 +24,9 @@ import polars as pl
 from validations.errors import RuleDefinitionError, UnknownFederationError
 
 #: Severities, from the most to the least serious.
-SEVERITIES: tuple[str, ...] = ("reject", "exclude", "warn")
+#: ``hold``: the competition is loaded but not rated until the rating officer decides
+#: (``ratings approve`` / ``ratings decline``).
+SEVERITIES: tuple[str, ...] = ("reject", "hold", "exclude", "warn")
 #: Frames a rule can check (built by :mod:`validations.tables`).
 TABLES: tuple[str, ...] = (
     "games", "appearances", "competitions", "aggregate", "unrated_events", "players",

@@ -31,6 +31,8 @@ TIME_CONTROL_COLUMNS: dict[str, pl.DataType] = {
     "adjusted_time_min": pl.Float64(),  # basic + overtime equivalent, minutes
     "online": pl.Boolean(),             # played on the Internet
     "rounds_declared": pl.Int32(),      # rounds announced (numberOfRounds, XXR); else ``rounds``
+    "language": pl.Utf8(),              # declared lexicon language (formats.schema.DECLARATIONS_SCHEMA)
+    "time_control": pl.Utf8(),          # the time control as the file states it
 }
 
 
@@ -170,7 +172,7 @@ def build_tables(
         pl.coalesce("label", "player_id").alias("label")
     ).sort("row_id")
 
-    aggregate = _aggregate(comps, g, appearances, byes)
+    aggregate = _aggregate(comps, g, appearances, byes, ratings)
     unrated = _unrated_events(comps, g, federation, ratings, players)
     unrated = unrated.join(labels, on="player_id", how="left").with_columns(
         pl.coalesce("label", "player_id").alias("label")
@@ -232,8 +234,22 @@ def _with_grades(g: pl.DataFrame, players: pl.DataFrame | None) -> pl.DataFrame:
     ).sort("row_id")
 
 
+def _unknown_share(appearances: pl.DataFrame, ratings: pl.DataFrame | None) -> pl.DataFrame:
+    """``competition_id, players_listed, unknown_share``: the share of a competition's players
+    that the federation's list does not hold (null when the warehouse holds no list yet)."""
+    schema = {"competition_id": pl.Utf8(), "players_listed": pl.Int64(), "unknown_share": pl.Float64()}
+    if ratings is None or ratings.is_empty() or "player_id" not in ratings.columns:
+        return pl.DataFrame(schema=schema)
+    listed = ratings.get_column("player_id").cast(pl.Utf8).drop_nulls().unique().implode()
+    return appearances.select("competition_id", "player_id").unique().group_by("competition_id").agg(
+        pl.col("player_id").is_in(listed).sum().cast(pl.Int64).alias("players_listed"),
+        (1 - pl.col("player_id").is_in(listed).mean()).cast(pl.Float64).alias("unknown_share"),
+    )
+
+
 def _aggregate(
     comps: pl.DataFrame, g: pl.DataFrame, appearances: pl.DataFrame, byes: pl.DataFrame | None,
+    ratings: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     per_games = g.group_by("competition_id").agg(
         pl.col("round").n_unique().cast(pl.Int64).alias("rounds_played"),
@@ -254,7 +270,10 @@ def _aggregate(
         pl.col("results_public").fill_null(True),
         pl.col("event_class").str.strip_chars().str.to_uppercase().alias("declared_class"),
         "basic_time_min", "adjusted_time_min", pl.col("online").fill_null(False),
-    ).join(per_games, on="competition_id", how="left").join(people, on="competition_id", how="left")
+        "language", pl.col("time_control").fill_null("(none)"),
+    ).join(per_games, on="competition_id", how="left").join(people, on="competition_id", how="left").join(
+        _unknown_share(appearances, ratings), on="competition_id", how="left"
+    ).with_columns((pl.col("unknown_share") * 100).round(0).cast(pl.Int64).alias("unknown_percent"))
     agg = agg.with_columns(
         pl.col("rounds_played").fill_null(0),
         pl.col("games").fill_null(0),

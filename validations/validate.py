@@ -19,7 +19,7 @@ from validations.tables import Tables, build_tables, start_dates
 class Validation:
     """What :func:`validate` decided for a batch."""
 
-    competitions: pl.DataFrame  #: input + ``status``: accepted | rejected
+    competitions: pl.DataFrame  #: input + ``status``: accepted | held | rejected
     games: pl.DataFrame         #: input + bool ``rated`` (False: excluded, unplayed or rejected)
     findings: pl.DataFrame      #: FINDINGS_SCHEMA (eligibility + data quality)
 
@@ -159,8 +159,12 @@ def validate(
 
     findings = _findings_frame(rows)
     rejected = set(findings.filter(pl.col("severity") == "reject")["competition_id"].drop_nulls().to_list())
+    held = set(findings.filter(pl.col("severity") == "hold")["competition_id"].drop_nulls().to_list())
+    # Held: loaded, not rated until the rating officer approves it (its games keep
+    # ``rated``, so that an approval needs no re-validation).
     out_competitions = competitions.with_columns(
         pl.when(pl.col("competition_id").is_in(list(rejected))).then(pl.lit("rejected"))
+        .when(pl.col("competition_id").is_in(list(held))).then(pl.lit("held"))
         .otherwise(pl.lit("accepted")).alias("status")
     )
     out_competitions = _with_rated_class(out_competitions, tables)

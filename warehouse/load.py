@@ -84,7 +84,7 @@ _T_RATINGS = Rating.__table__  # type: ignore[attr-defined]
 _T_SEED = SeedEntry.__table__  # type: ignore[attr-defined]
 _T_DERIVED_STATE = DerivedState.__table__  # type: ignore[attr-defined]
 
-_VALIDATION_STATUSES = ("accepted", "rejected")
+_VALIDATION_STATUSES = ("accepted", "rejected", "held")  # held: waits for the rating officer (issue 14)
 
 T = TypeVar("T")
 

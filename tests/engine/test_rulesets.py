@@ -11,9 +11,12 @@ from engine.errors import InvalidConfigError, UnknownFederationError, UnknownRul
 
 
 def test_registry_names() -> None:
-    assert sorted(rulesets.REGISTRY) == [
+    rapid_blitz = [f"fide-{lst}-{v}" for lst in ("blitz", "rapid")
+                   for v in ("2012", "2014", "2022", "2022-10", "2024", "2025")]
+    assert sorted(rulesets.REGISTRY) == sorted([
         "barruf", "egf-gor-1998", "egf-gor-2021", "fide-2009", "fide-2014", "fide-2022", "fide-2024", "fide-2025",
-    ]
+        *rapid_blitz,
+    ])
     for rs in rulesets.REGISTRY.values():
         assert rs.source  # every rule set cites its regulation
 

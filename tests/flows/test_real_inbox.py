@@ -135,3 +135,80 @@ def test_every_real_native_file_goes_through_and_is_accounted_for(
     second = nightly(inbox=str(inbox), warehouse_url=sqlite_url, as_of=date(2026, 11, 30), reports_dir=str(reports))
     assert second.published == {}
     assert len(second.files_skipped) == first.files_seen - len(first.files_ignored)
+
+
+def _expected_outcomes(shared_data: Path) -> dict[str, str]:
+    """Issue 14: the one outcome of every file of ``../shared/data``, with its reason."""
+    expected = {
+        # Rated.
+        "opengotha_frioul_2018.xml": "accepted",
+        "opengotha_toulouse_2024_handicap.xml": "accepted",
+        "opengotha_veterans_2021.xml": "accepted",
+        "pairgoth_paris_2021_online.tour.json": "accepted",
+        "trf26_grandmommyscup_team_synthetic.trf": "accepted",
+        "karl_mala_frankfurt_2005.trf": "accepted_with_exclusions (fide.unplayed_not_rated)",
+        "san_viator_madrid_2018_B.trf": "accepted_with_exclusions (fide.unplayed_not_rated)",
+        # Not rated, and why.
+        "tsh_tourney_albany_2024-07-04_NWL.js": "rejected (ajusc.language)",       # English lexicon (NWL)
+        "lichess_swiss_2020_06.trf": "rejected (fide.online)",                     # a lichess.org swiss
+        "gros_open_donostia_2010.trf": "rejected (quality.rounds_missing)",        # 4 of 9 rounds
+        "trf26_team_tiny_synthetic.trf": "rejected (quality.rounds_missing)",
+        "bbp_issue15_rtg_synthetic_CR.trf": "rejected (format.trf.missing_date, quality.start_date_present)",
+        "opengotha_bogazici_istanbul_2024_partial.xml": "rejected (quality.rounds_missing)",
+        "opengotha_egc2024_main_open_partial.xml": "rejected (egf.results_known, quality.rounds_missing)",
+        "ManaCup_25-26.ini": ("rejected (format.swissperfect.missing_date, quality.rounds_declared, "
+                              "quality.start_date_present)"),
+        # Not results files: quarantined with a report (to the subfolder's federation, else the officer).
+        "README.md": "unreadable: rejected (format.unknown)",
+        "SOURCES.tsv": "unreadable: rejected (format.unknown)",
+        "official_191_200.csv": "unreadable: rejected (format.unknown)",
+        "british_champ_2026_crosstable_chessresults.html": "unreadable: rejected (format.unknown)",
+        "open_san_sebastian_33_chessresults.csv": "unreadable: rejected (format.unknown)",
+        "ffg_ratings_20240412.json": "unreadable: rejected (format.unknown)",
+        # Loaded without anything to rate, or left to `ratings seed`.
+        "season.players.csv": "loaded: a players list (names, clubs and grades for the lists and reports)",
+        "season.ratings.csv": "ignored: a rating list, imported with `ratings seed`",
+        "seed.ratings.csv": "ignored: a rating list, imported with `ratings seed`",
+        "egd_allworld_lp_excerpt_2018-02-22.txt": "ignored: a rating list, imported with `ratings seed`",
+    }
+    # The AJUSC 2025-26 season and the FIDE published periods (interchange CSV): all rated.
+    for folder in ("ajusc/barruf_2025_26/results", "fide/published_periods/results"):
+        expected.update({p.name: "accepted" for p in (shared_data / folder).glob("*.results.csv")})
+    return expected
+
+
+@pytest.mark.slow
+def test_every_real_file_in_one_inbox_gets_exactly_one_outcome_with_its_reason_issue_14(
+    shared_data: Path, sqlite_url: str, tmp_path: Path
+) -> None:
+    """Source: every file of ``../shared/data``, dropped as it is (subfolders kept) in one inbox."""
+    inbox = tmp_path / "inbox"
+    shutil.copytree(shared_data, inbox)
+    reports = tmp_path / "reports"
+
+    night = nightly(inbox=str(inbox), warehouse_url=sqlite_url, as_of=date(2026, 11, 30), reports_dir=str(reports))
+
+    # Every file has exactly one outcome (the Swiss Perfect set is one tournament, named by its .ini).
+    names = {p.name for p in shared_data.rglob("*") if p.is_file() and not p.name.startswith("ManaCup_25-26.")}
+    assert set(night.file_outcomes) == names | {"ManaCup_25-26.ini"}
+    assert night.file_outcomes == _expected_outcomes(shared_data)
+    # The English-language TSH export and the lichess swiss are not rated.
+    db = warehouse.get_engine(sqlite_url)
+    rated = set(warehouse.rating_changes(db, "fide").get_column("competition_id")) | set(
+        warehouse.rating_changes(db, "ajusc").get_column("competition_id"))
+    not_rated = {cid for fed in ("ajusc", "fide") for cid, status in night.competitions[fed].items()
+                 if cid.startswith(("4th-of-july-albany", "mai-5-plus-0-turnier"))}
+    assert len(not_rated) == 4 and not (not_rated & rated)
+    # No file has a second, contradicting report under its own name.
+    files_with_competitions = {n for n, o in night.file_outcomes.items() if not o.startswith(("unreadable", "loaded", "ignored"))}
+    assert not files_with_competitions & {p.stem for p in reports.rglob("*.md")}
+    # A file that declares no federation belongs to the inbox subfolder it was dropped in.
+    assert "README.md" in night.competitions["ajusc"] and "README.md" in night.competitions["fide"]
+    assert "SOURCES.tsv" in night.competitions["unknown"]
+    # The nightly summary lists each file once, with its outcome.
+    assert "| lichess_swiss_2020_06.trf | rejected (fide.online) |" in night.summary_markdown
+
+    again = nightly(inbox=str(inbox), warehouse_url=sqlite_url, as_of=date(2026, 11, 30), reports_dir=str(reports))
+    assert again.published == {}
+    assert set(again.file_outcomes.values()) <= {
+        "already loaded: identical re-send, nothing to do", "ignored: a rating list, imported with `ratings seed`"}

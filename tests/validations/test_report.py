@@ -109,7 +109,9 @@ def test_markdown_report() -> None:
 
 def test_markdown_escape() -> None:
     assert md_escape("a|b") == "a\\|b"
-    assert md_escape("[x](http://e)") == "\\[x\\]\\(http://e\\)"
+    assert md_escape("[x](http://e)") == "\\[x\\](http://e)"      # no link: the brackets are escaped
+    # Issue 14: plain text stays plain (ids with underscores, parentheses, "&").
+    assert md_escape("fide.unrated_opponent (round 3) & co") == "fide.unrated_opponent (round 3) & co"
     assert md_escape(None) == ""
     assert md_escape("line\nbreak") == "line break"
 
@@ -204,9 +206,13 @@ def test_many_warnings_are_summarised_but_rejections_never() -> None:
     md = render_report(report, fmt="markdown", warn_limit=20)
     assert sum(ln.startswith("| reject") for ln in md.splitlines()) == 30
     assert sum(ln.startswith("| warn") for ln in md.splitlines()) == 20
-    assert "… and 25 more warning(s) of fide.unrated\\_opponent" in md
+    assert "… and 25 more warning(s) of fide.unrated_opponent" in md
+    # Issue 14: one line per rule with its count; the decision comes before the long tail of warnings.
+    assert "### fide.results_known: 30 rejections" in md and "### fide.unrated_opponent: 45 warnings" in md
+    assert md.index("## Rating changes") < md.index("## Warnings (45): reported only")
     page = render_report(report, fmt="html", warn_limit=20)
     assert page.count('class="sev warn"') == 20 and "… and 25 more warning(s)" in page
+    assert page.count("<details") == 2 and "<details open>" in page     # warnings folded, decision open
     assert render_report(report, fmt="html", warn_limit=None).count('class="sev warn"') == n
 
 
@@ -224,8 +230,8 @@ def test_fide_report_lists_unrated_players_progress() -> None:
                                progress=progress)
     md = render_report(report, fmt="markdown")
     assert "## Unrated players: progress toward an initial rating" in md
-    assert "| Ona &lt;b&gt;Vidal&lt;/b&gt; \\(u\\) | fide-2024 | 2022-12-01 – 2025-02-01 | 3 | 5 | A \\(1.5\\) |" in md
-    assert "needs 2 more game\\(s\\)" in md
+    assert "| Ona &lt;b&gt;Vidal&lt;/b&gt; (u) | fide-2024 | 2022-12-01 – 2025-02-01 | 3 | 5 | A (1.5) |" in md
+    assert "needs 2 more game(s)" in md
     page = render_report(report, fmt="html")
     assert "Ona &lt;b&gt;Vidal&lt;/b&gt; (u)" in page and "<b>Vidal" not in page
 
@@ -240,5 +246,5 @@ def test_unreadable_file_report() -> None:
     }, schema_overrides={"line": pl.Int32, "competition_id": pl.Utf8})
     report = file_report("a.trf", findings, federation="fide")
     md = render_report(report, fmt="markdown")
-    assert "| reject | a.trf | 14 | result | format.trf.bad\\_result | result 'x' &lt;b&gt; |" in md
+    assert "| reject | a.trf | 14 | result | format.trf.bad_result | result 'x' &lt;b&gt; |" in md
     assert "b.trf" not in md and "could not be read" in md
