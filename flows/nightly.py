@@ -89,9 +89,9 @@ def nightly(
             rated = rate_federation(batch, warehouse_url, config, as_of)
             run, progress = rated.run, rated.progress
         else:
-            run, progress = None, None
-        load_federation(batch, run, warehouse_url, config)
-        published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir, progress)
+            run, progress, rated = None, None, None
+        load_federation(batch, run, warehouse_url, config, rated)
+        published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir, progress, rated)
         summary.published[fed] = published
         summary.competitions[fed] = dict(published.reports)
         summary.report_paths += published.report_paths
