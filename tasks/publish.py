@@ -202,9 +202,19 @@ def report_from_warehouse(
     return replace(report, games=games.height, excluded_games=excluded, progress=own)
 
 
-def publish_editions(db: Engine, federation: str, rated: Rated, config: dict[str, object], as_of: date) -> Published:
-    """Publish what :func:`plan_editions` calls for; the correction diff also goes to a Prefect artifact."""
-    logger = get_run_logger()
+@dataclass
+class EditionsDone:
+    """What :func:`apply_editions` stored."""
+
+    plan: EditionPlan
+    numbers: list[int]                 # every edition published, in order
+    correcting: int | None             # the correcting edition's number
+    previous: pl.DataFrame             # the latest edition before (RATING_LIST_SCHEMA)
+    latest: pl.DataFrame               # the latest edition now
+
+
+def apply_editions(db: Engine, federation: str, rated: Rated, config: dict[str, object], as_of: date) -> EditionsDone:
+    """Publish what :func:`plan_editions` calls for (no Prefect: the task below adds logs and artifacts)."""
     plan = plan_editions(db, federation, rated, config, as_of)
     previous = warehouse.rating_list(db, federation)
     numbers: list[int] = []
@@ -215,13 +225,23 @@ def publish_editions(db: Engine, federation: str, rated: Rated, config: dict[str
     correcting = None
     if plan.correcting is not None:
         covers, day, frame = plan.correcting
-        reason = ", ".join(rated.changed) if rated.changed else None
         correcting = warehouse.publish_edition(
             db, federation, frame, as_of=day, kind="correcting", covers=covers,
-            corrections=plan.corrections, reason=reason,
+            corrections=plan.corrections, reason=", ".join(rated.changed) if rated.changed else None,
         )
         numbers.append(correcting)
         latest = frame
+    return EditionsDone(plan, numbers, correcting, previous, latest)
+
+
+def publish_editions(db: Engine, federation: str, rated: Rated, config: dict[str, object], as_of: date) -> Published:
+    """:func:`apply_editions`, logged; a correction's diff also goes to a Prefect table artifact."""
+    logger = get_run_logger()
+    done = apply_editions(db, federation, rated, config, as_of)
+    plan, numbers, correcting = done.plan, done.numbers, done.correcting
+    if correcting is not None and plan.correcting is not None:
+        day = plan.correcting[1]
+        reason = ", ".join(rated.changed)
         touched = sorted(set(plan.corrections.get_column("edition").to_list()))
         create_table_artifact(
             key=artifact_key(federation, "correcting-edition"),
@@ -233,8 +253,8 @@ def publish_editions(db: Engine, federation: str, rated: Rated, config: dict[str
         )
         logger.info("%s: correcting edition %d changes %d figure(s) of %d published edition(s)",
                     federation, correcting, plan.corrections.height, len(touched))
-    listed = latest.height if numbers else 0
-    changed = changed_players(previous, latest) if numbers else 0
+    listed = done.latest.height if numbers else 0
+    changed = changed_players(done.previous, done.latest) if numbers else 0
     if numbers:
         logger.info("%s: published edition(s) %s", federation, ", ".join(map(str, numbers)))
     return Published(

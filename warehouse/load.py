@@ -279,7 +279,11 @@ def _replace_tail(
 
 
 def _record_basis(conn: Connection, federation: str, basis: str | None) -> None:
+    """Record what the derived rows derive from besides the history (``rating_basis``); no write when unchanged."""
     state = _T_DERIVED_STATE
+    where = (state.c.federation == federation) & (state.c.table_name == "basis")
+    if conn.execute(sa.select(state.c.content_sha256).where(where)).scalar() == basis:
+        return
     conn.execute(sa.delete(state).where(state.c.federation == federation, state.c.table_name == "basis"))
     if basis is not None:
         conn.execute(sa.insert(state).values(
