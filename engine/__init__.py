@@ -26,6 +26,18 @@ from typing import Any
 import polars as pl
 
 from engine import barruf, egf_gor, fide_elo, rulesets
+from engine._editions import (
+    PUBLICATIONS,
+    RESTARTABLE_SYSTEMS,
+    advance_state,
+    competition_points,
+    monthly_points,
+    point_date,
+    publication_of,
+    restartable,
+    state_from_seed,
+    states_at,
+)
 from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATING_LIST_SCHEMA, RATINGS_SCHEMA
 from engine.errors import (
     EngineError,
@@ -43,6 +55,8 @@ __all__ = [
     "RATING_CHANGES_SCHEMA",
     "RATING_LIST_SCHEMA",
     "REGISTRY",
+    "PUBLICATIONS",
+    "RESTARTABLE_SYSTEMS",
     "EngineError",
     "InvalidConfigError",
     "InvalidHistoryError",
@@ -51,7 +65,15 @@ __all__ = [
     "UnknownFederationError",
     "UnknownRuleSetError",
     "SYSTEM_MODULES",
+    "advance_state",
     "barruf",
+    "competition_points",
+    "monthly_points",
+    "point_date",
+    "publication_of",
+    "restartable",
+    "state_from_seed",
+    "states_at",
     "egf_gor",
     "fide_elo",
     "rate_history",

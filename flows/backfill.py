@@ -1,10 +1,11 @@
 """Backfill: re-rate a federation's history from a date and republish its list.
 
 Used by the data engineer on call after a correction (a late or corrected file, a
-new starting list, a changed rule set). The engine always re-rates from the seed
-list, so everything before ``from_date`` comes out as it was published, and the
-run reports which rating changes from ``from_date`` on (to ``to_date``) differ
-from what the warehouse held.
+new starting list, a changed rule set). The engine re-rates from the seed list, so
+everything before ``from_date`` comes out as it was published, and the run reports
+which rating changes from ``from_date`` on (to ``to_date``) differ from what the
+warehouse held. Published editions whose figures change get ONE correcting edition
+with the diff (DESIGN.md *Publication*), never a rewrite.
 """
 
 from __future__ import annotations
@@ -71,12 +72,12 @@ def backfill(
     before = stored_changes(warehouse_url, federation)
     empty_batch = FederationBatch(federation=federation)
     day = as_of or to_date or date.today()
-    rated = rate_federation(empty_batch, warehouse_url, config, day)
+    rated = rate_federation(empty_batch, warehouse_url, config, day, full=True)
     checkpoint("rate")
     run = rated.run
-    load_federation(empty_batch, run, warehouse_url, config)
+    load_federation(empty_batch, run, warehouse_url, config, rated)
     checkpoint("load")
-    published = publish_federation(empty_batch, run, warehouse_url, config, day, reports_dir)
+    published = publish_federation(empty_batch, run, warehouse_url, config, day, reports_dir, None, rated)
     checkpoint("publish")
     in_window = rated.competitions.filter(
         (pl.col("end_date") >= from_date)

@@ -64,6 +64,7 @@ class ListFormat(str, Enum):
     table = "table"
     csv = "csv"
     json = "json"
+    html = "html"
 
 
 P = ParamSpec("P")
@@ -227,11 +228,14 @@ def seed(
     if not file.is_file():
         _fail(f"no such file: {file}")
     ratings = formats.read_ratings(file, federation=federation)
+    edition = formats.read(file, federation=federation).list_edition
     count = warehouse.load_seed(
         _engine(warehouse_url), federation, ratings, source=file.name,
-        source_sha256=hashlib.sha256(file.read_bytes()).hexdigest(),
+        source_sha256=hashlib.sha256(file.read_bytes()).hexdigest(), edition=edition,
     )
-    typer.echo(f"{federation}: {count} player(s) seeded from {file.name}")
+    typer.echo(f"{federation}: {count} player(s) seeded from {file.name}"
+               + (f" (edition {edition}: the next editions are {edition + 1}, {edition + 2}, ...)"
+                  if edition is not None else ""))
     as_of = ratings.get_column("as_of").drop_nulls().min() if "as_of" in ratings.columns else None
     if warehouse.history(_engine(warehouse_url), federation).competitions.height == 0:
         typer.echo(f"no competition of {federation} is in the warehouse yet: `ratings run` rates the next ones from this list")
@@ -271,53 +275,69 @@ def backfill(
 @_friendly
 def list_(
     federation: Annotated[str, typer.Option("--federation", help="Federation id: ajusc, fide, egf.")],
-    as_of: Annotated[Optional[str], typer.Option("--as-of", help="The list in force on this date.")] = None,
-    format: Annotated[ListFormat, typer.Option("--format", help="table, csv or json.")] = ListFormat.table,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="The edition in force on this date.")] = None,
+    edition: Annotated[Optional[int], typer.Option("--edition", help="This edition (its number).")] = None,
+    list_name: Annotated[Optional[str], typer.Option("--list", help="Which of the federation's lists (default: its first).")] = None,
+    format: Annotated[ListFormat, typer.Option("--format", help="table, csv, json or html.")] = ListFormat.table,
     warehouse_url: WarehouseOpt = None,
 ) -> None:
-    """Print a federation's published rating list."""
+    """Print a published edition of a federation's rating list (default: the latest)."""
     import warehouse
     from flows.config import federation_config
 
-    federation_config(federation)
-    frame = warehouse.rating_list(_engine(warehouse_url), federation, as_of=_parse_date(as_of, "--as-of"))
+    config = federation_config(federation)
+    if edition is not None and as_of is not None:
+        _fail("give --edition or --as-of, not both")
+    lists = [str(x) for x in config.get("lists") or []]
+    if list_name is not None and lists and list_name not in lists:
+        _fail(f"--list: {federation} publishes {', '.join(lists)}, not {list_name!r}")
+    first = lists[0] if lists else None
+    db = _engine(warehouse_url)
+    day = _parse_date(as_of, "--as-of")
+    found = warehouse.editions(db, federation, list_name=list_name, first_list=first)
+    if edition is not None:
+        found = found.filter(pl_col("edition") == edition)
+    elif day is not None:
+        found = found.filter(pl_col("as_of") <= day).sort(["as_of", "edition"])
+    if found.height == 0:
+        what = f" edition {edition}" if edition is not None else (f" on or before {as_of}" if as_of else "")
+        _fail(f"no list published for {federation}{what}: run `ratings run` first")
+    info = found.row(found.height - 1, named=True)
+    frame = warehouse.edition_entries(db, int(info["list_id"]))
     frame = frame.select([c for c in LIST_COLUMNS if c in frame.columns])
-    if frame.height == 0:
-        _fail(f"no list published for {federation}" + (f" on or before {as_of}" if as_of else "") + ": run `ratings run` first")
+    title = (f"{federation} rating list, edition {info['edition']} ({info['kind']}), in force from {info['as_of']}"
+             + (f", list {list_name}" if list_name else ""))
     if format in (ListFormat.csv, ListFormat.json):
-        frame = _export_frame(frame, warehouse_url, federation, _parse_date(as_of, "--as-of"))
+        frame = _export_frame(frame, info)
     if format is ListFormat.csv:
         sys.stdout.write(frame.write_csv())
     elif format is ListFormat.json:
         sys.stdout.write(json.dumps(frame.to_dicts(), ensure_ascii=False, indent=1, default=str) + "\n")
+    elif format is ListFormat.html:
+        sys.stdout.write(list_html(frame, title))
     else:
         from rich.console import Console
         from rich.table import Table
 
-        table = Table(*[c for c in frame.columns if c != "federation"], title=f"{federation} rating list")
+        table = Table(*[c for c in frame.columns if c != "federation"], title=title)
         for row in frame.drop("federation").iter_rows():
             table.add_row(*["" if v is None else (f"{v:.0f}" if isinstance(v, float) else str(v)) for v in row])
         Console().print(table)
 
 
-def _export_frame(frame, warehouse_url: str | None, federation: str, as_of: date | None):  # type: ignore[no-untyped-def]
+def _export_frame(frame, info: dict[str, object]):  # type: ignore[no-untyped-def]
     """CSV/JSON exports: integer ratings where the federation publishes integers (every
     rating of the list is whole), and the list's ``edition`` and ``as_of`` on every row."""
     import polars as pl
 
-    from warehouse.lookups import edition_in_force
-
     rating = frame.get_column("rating")
     if rating.dtype.is_float() and bool((rating.drop_nulls() == rating.drop_nulls().round(0)).all()):
         frame = frame.with_columns(pl.col("rating").cast(pl.Int64))
-    if "edition" not in frame.columns or "as_of" not in frame.columns:
-        found = edition_in_force(_engine(warehouse_url), federation, as_of)
-        edition, day = found if found is not None else (None, None)
-        frame = frame.with_columns(
-            pl.lit(edition, pl.Int64).alias("edition"),
-            pl.lit(day.isoformat() if day else None, pl.Utf8).alias("as_of"),
-        )
-    return frame
+    day = info.get("as_of")
+    return frame.with_columns(
+        pl.lit(info.get("edition"), pl.Int64).alias("edition"),
+        pl.lit(day.isoformat() if hasattr(day, "isoformat") else day, pl.Utf8).alias("as_of"),
+    )
 
 
 @app.command()
@@ -354,6 +374,41 @@ def _decide(competition_id: str, federation: str, decision: str, note: str | Non
     typer.echo(
         f"{federation}: {competition_id} {verb} by {officer()}; now {status}"
         + (": the next `ratings run` rates it" if status == "accepted" else "")
+    )
+
+
+def pl_col(name: str):  # type: ignore[no-untyped-def]
+    import polars as pl
+
+    return pl.col(name)
+
+
+def list_html(frame, title: str) -> str:  # type: ignore[no-untyped-def]
+    """One self-contained HTML page (inline style, no scripts), every value escaped.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> page = list_html(pl.DataFrame({"player_id": ["1"], "name": ["<b>Anna</b>"], "rating": [1100.0]}), "a & b")
+    >>> "&lt;b&gt;Anna&lt;/b&gt;" in page and "a &amp; b" in page and "<script" not in page
+    True
+    """
+    from html import escape
+
+    def cell(v: object) -> str:
+        return "" if v is None else escape(f"{v:.0f}" if isinstance(v, float) else str(v))
+
+    head = "".join(f"<th>{escape(c)}</th>" for c in frame.columns)
+    body = "\n".join(
+        "<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>" for row in frame.iter_rows()
+    )
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{escape(title)}</title>"
+        "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+        "th,td{border:1px solid #ccc;padding:.2em .6em;text-align:left}</style></head>\n"
+        f"<body><h1>{escape(title)}</h1>\n<table><thead><tr>{head}</tr></thead><tbody>\n{body}\n"
+        "</tbody></table></body></html>\n"
     )
 
 

@@ -100,12 +100,12 @@ def nightly(
             checkpoint("rate")
             run, progress = rated.run, rated.progress
         else:
-            run, progress = None, None
-        load_federation(batch, run, warehouse_url, config)
+            run, progress, rated = None, None, None
+        load_federation(batch, run, warehouse_url, config, rated)
         checkpoint("load")
         if run is not None and fed in approved:
             record_approvals_rated(fed, warehouse_url)
-        published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir, progress,
+        published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir, progress, rated,
                                        also_report=approved.get(fed, []))
         checkpoint("publish")
         summary.published[fed] = published

@@ -25,7 +25,7 @@ def with_pending_approvals(
     return the pending competition ids by federation."""
     pending = warehouse.decisions.pending_approvals(warehouse.get_engine(warehouse_url), federation)
     for fed, ids in pending.items():
-        ingested.batches.setdefault(fed, FederationBatch(federation=fed))
+        ingested.batches.setdefault(fed, FederationBatch(federation=fed)).rerate.extend(ids)
         get_run_logger().info("%s: re-rating for %d approved competition(s): %s", fed, len(ids), ", ".join(ids))
     return pending
 

@@ -55,6 +55,9 @@ class FederationBatch:
     games: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=GAMES_SCHEMA))
     byes: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=BYES_SCHEMA))
     findings: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=FINDINGS_SCHEMA))
+    #: Competitions already in the warehouse to re-rate tonight although no file brought
+    #: them (the rating officer approved them since the last run).
+    rerate: list[str] = field(default_factory=list)
 
 
 @dataclass

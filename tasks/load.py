@@ -8,14 +8,18 @@ from prefect.cache_policies import NO_CACHE
 import engine
 import warehouse
 from tasks.ingest import FederationBatch
+from tasks.rate import Rated
 
 
 @task(name="load_federation", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=[10, 60])
 def load_federation(
     batch: FederationBatch, run: engine.RatingRun | None, warehouse_url: str | None,
-    config: dict[str, object] | None = None,
+    config: dict[str, object] | None = None, rated: Rated | None = None,
 ) -> warehouse.LoadResult:
-    """Exactly-once: the warehouse skips files already in its ledger, so a retry is safe."""
+    """Exactly-once: the warehouse skips files already in its ledger, so a retry is safe.
+
+    ``rated`` (from ``rate_federation``) says where an incremental run's rows go.
+    """
     logger = get_run_logger()
     db = warehouse.get_engine(warehouse_url)
     if config:
@@ -36,6 +40,8 @@ def load_federation(
             changes=run.changes if run is not None else None,
             explanations=run.explanations if run is not None else None,
             ratings=run.ratings if run is not None else None,
+            derived_offset=rated.derived_offset if rated is not None else None,
+            derived_basis=rated.basis if rated is not None else None,
         ),
     )
     logger.info("%s: %s", batch.federation, result)

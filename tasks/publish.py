@@ -1,4 +1,12 @@
-"""Publish: the rating list (an immutable edition when it changed) and the organisers' reports.
+"""Publish: the editions of the rating list, as the federation publishes them, and the reports.
+
+DESIGN.md *Publication*: AJUSC and EGF publish an edition after each rated competition
+(dated at its end date), FIDE a list on the 1st of each month. Editions are numbered
+on from the seeded list's edition. A published edition is never rewritten: when a late
+or corrected competition changes figures already published, ONE correcting edition is
+published (dated the run's day) with the diff of every published edition it touched,
+stored in ``edition_corrections``, shown in the organisers' reports and in a Prefect
+artifact.
 
 Each competition of tonight's batch gets its report written to the reports folder
 (Markdown and HTML) and attached to the flow run as a Prefect artifact keyed per
@@ -14,7 +22,7 @@ from pathlib import Path
 
 import polars as pl
 from prefect import get_run_logger, task
-from prefect.artifacts import create_markdown_artifact
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from sqlalchemy import Engine
 
@@ -22,6 +30,7 @@ import engine
 import validations
 import warehouse
 from tasks.ingest import FederationBatch
+from tasks.rate import Rated
 
 
 @dataclass
@@ -29,12 +38,117 @@ class Published:
     """What one federation's publish step produced."""
 
     federation: str
-    edition: int | None                      # None: the list did not change
+    edition: int | None                      # the last edition published (None: none)
     players_listed: int
     players_changed: int                     # rating differs from the previous edition
     players_new: int = 0                     # not on the previous edition
     reports: dict[str, str] = field(default_factory=dict)   # competition (or file) -> status
     report_paths: list[str] = field(default_factory=list)
+    editions: list[int] = field(default_factory=list)       # every edition published by this run
+    correcting_edition: int | None = None    # the correcting edition, when one was published
+    corrections: pl.DataFrame | None = None  # its diff (CORRECTIONS_SCHEMA)
+
+
+@dataclass
+class EditionPlan:
+    """What to publish: ordinary editions at new points, and maybe one correcting edition."""
+
+    ordinary: list[tuple[str, date, pl.DataFrame]]   # (covers, as_of, list), in order
+    correcting: tuple[str, date, pl.DataFrame] | None  # (covers, as_of, list)
+    corrections: pl.DataFrame                          # CORRECTIONS_SCHEMA (empty: nothing touched)
+
+
+def _effective(entries: pl.DataFrame, corrections: pl.DataFrame) -> pl.DataFrame:
+    """An edition's figures as last corrected: ``player_id``, ``rating``."""
+    figures = entries.select("player_id", "rating")
+    if corrections.height == 0:
+        return figures
+    latest = corrections.select("player_id", pl.col("now").alias("_now"), pl.lit(True).alias("_fixed")).unique(
+        subset="player_id", keep="last", maintain_order=True
+    )
+    joined = figures.join(latest, on="player_id", how="full", coalesce=True, maintain_order="left_right")
+    return joined.select(
+        "player_id", pl.when(pl.col("_fixed").fill_null(False)).then(pl.col("_now")).otherwise(pl.col("rating"))
+        .alias("rating")
+    ).filter(pl.col("rating").is_not_null() | pl.col("player_id").is_in(figures["player_id"].to_list()))
+
+
+def _diff(edition: int, as_of: date, published: pl.DataFrame, now: pl.DataFrame) -> pl.DataFrame:
+    """Players whose figure differs between what an edition published and what it would hold now."""
+    joined = published.rename({"rating": "published"}).join(
+        now.select("player_id", "name", pl.col("rating").alias("now")), on="player_id", how="full", coalesce=True
+    )
+    out = joined.filter(pl.col("published").ne_missing(pl.col("now"))).sort("player_id")
+    return out.select(
+        pl.lit(edition, pl.Int64).alias("edition"), pl.lit(as_of, pl.Date).alias("edition_as_of"),
+        "player_id", "name", "published", "now",
+    )
+
+
+def plan_editions(
+    db: Engine, federation: str, rated: Rated, config: dict[str, object], as_of: date
+) -> EditionPlan:
+    """Which editions ``rated`` calls for, given what the warehouse already published.
+
+    Ordinary editions go to the points after everything published. Every published
+    edition the run's changes can reach (``covers`` at or after ``rated.cut``; all of
+    them after a full re-rate) is rebuilt from the current history and compared, figure
+    by figure, with what it published (as last corrected): any difference makes the
+    diff of ONE correcting edition, dated ``as_of`` (or the latest date published, if
+    later, so that editions stay in date order).
+    """
+    publication = engine.publication_of(federation, config)
+    points = engine.competition_points(rated.competitions, publication)
+    changes = rated.run.changes.join(
+        points, on="competition_id", how="inner", maintain_order="left"
+    )
+    all_points = sorted(set(changes.get_column("point").to_list()))
+    if publication == "monthly" and all_points:
+        all_points = engine.monthly_points(all_points[0], all_points[-1])
+    published = warehouse.editions(db, federation)
+    covered = published.filter(pl.col("covers").is_not_null())
+    last_covered = covered.get_column("covers").max() if covered.height else None
+    if last_covered is not None:
+        new_points = [p for p in all_points if p > str(last_covered)]
+    elif published.height:
+        # Editions published before editions followed competitions: go on after the latest.
+        latest_day = published.get_column("as_of").max()
+        new_points = [p for p in all_points if engine.point_date(p) > latest_day]  # type: ignore[operator]
+    else:
+        new_points = all_points
+    check = covered if rated.cut is None else covered.filter(pl.col("covers") >= rated.cut)
+    wanted = sorted(set(new_points) | set(check.get_column("covers").to_list()))
+    names = rated.players.select("player_id", pl.col("name").alias("_name")).filter(pl.col("_name").is_not_null())
+    corrections_all = warehouse.edition_corrections(db, federation)
+    lists: dict[str, pl.DataFrame] = {}
+    states: dict[str, pl.DataFrame] = {}
+    diffs: list[pl.DataFrame] = []
+    by_point = {p: check.filter(pl.col("covers") == p) for p in check.get_column("covers").unique().to_list()}
+    for point, state in engine.states_at(federation, rated.start_state, changes, wanted, config=config):
+        named = state.join(names, on="player_id", how="left").with_columns(
+            pl.coalesce("name", "_name").alias("name")
+        ).drop("_name")
+        states[point] = named
+        for row in by_point.get(point, pl.DataFrame()).iter_rows(named=True):
+            now = engine.rating_list(federation, named, as_of=row["as_of"], config=config)
+            entries = warehouse.edition_entries(db, int(row["list_id"]))
+            fixed = corrections_all.filter(pl.col("edition") == row["edition"])
+            diff = _diff(int(row["edition"]), row["as_of"], _effective(entries, fixed), now)
+            if diff.height:
+                diffs.append(diff)
+        if point in new_points:
+            lists[point] = engine.rating_list(federation, named, as_of=engine.point_date(point), config=config)
+    ordinary = [(p, engine.point_date(p), lists[p]) for p in new_points]
+    corrections = pl.concat(diffs) if diffs else pl.DataFrame(schema=warehouse.CORRECTIONS_SCHEMA)
+    correcting = None
+    if corrections.height:
+        last = all_points[-1]
+        if last not in states:  # pragma: no cover - every point up to the last was walked
+            raise RuntimeError(f"no state at {last}")
+        day = max([as_of, *([published.get_column("as_of").max()] if published.height else []),
+                   *[d for _, d, _ in ordinary]])
+        correcting = (last, day, engine.rating_list(federation, states[last], as_of=day, config=config))
+    return EditionPlan(ordinary=ordinary, correcting=correcting, corrections=corrections)
 
 
 def artifact_key(*parts: str) -> str:
@@ -109,6 +223,91 @@ def report_from_warehouse(
                    extra={**decided, **report.extra})
 
 
+@dataclass
+class EditionsDone:
+    """What :func:`apply_editions` stored."""
+
+    plan: EditionPlan
+    numbers: list[int]                 # every edition published, in order
+    correcting: int | None             # the correcting edition's number
+    previous: pl.DataFrame             # the latest edition before (RATING_LIST_SCHEMA)
+    latest: pl.DataFrame               # the latest edition now
+
+
+def apply_editions(db: Engine, federation: str, rated: Rated, config: dict[str, object], as_of: date) -> EditionsDone:
+    """Publish what :func:`plan_editions` calls for (no Prefect: the task below adds logs and artifacts)."""
+    plan = plan_editions(db, federation, rated, config, as_of)
+    previous = warehouse.rating_list(db, federation)
+    numbers: list[int] = []
+    latest = previous
+    for covers, day, frame in plan.ordinary:
+        numbers.append(warehouse.publish_edition(db, federation, frame, as_of=day, covers=covers))
+        latest = frame
+    correcting = None
+    if plan.correcting is not None:
+        covers, day, frame = plan.correcting
+        correcting = warehouse.publish_edition(
+            db, federation, frame, as_of=day, kind="correcting", covers=covers,
+            corrections=plan.corrections, reason=", ".join(rated.changed) if rated.changed else None,
+        )
+        numbers.append(correcting)
+        latest = frame
+    return EditionsDone(plan, numbers, correcting, previous, latest)
+
+
+def publish_editions(db: Engine, federation: str, rated: Rated, config: dict[str, object], as_of: date) -> Published:
+    """:func:`apply_editions`, logged; a correction's diff also goes to a Prefect table artifact."""
+    logger = get_run_logger()
+    done = apply_editions(db, federation, rated, config, as_of)
+    plan, numbers, correcting = done.plan, done.numbers, done.correcting
+    if correcting is not None and plan.correcting is not None:
+        day = plan.correcting[1]
+        reason = ", ".join(rated.changed)
+        touched = sorted(set(plan.corrections.get_column("edition").to_list()))
+        create_table_artifact(
+            key=artifact_key(federation, "correcting-edition"),
+            table=plan.corrections.with_columns(pl.col("edition_as_of").cast(pl.Utf8)).to_dicts(),
+            description=(
+                f"{federation} correcting edition {correcting} ({day}): {plan.corrections.height} figure(s) of "
+                f"edition(s) {', '.join(map(str, touched))} changed" + (f" by {reason}" if reason else "")
+            ),
+        )
+        logger.info("%s: correcting edition %d changes %d figure(s) of %d published edition(s)",
+                    federation, correcting, plan.corrections.height, len(touched))
+    listed = done.latest.height if numbers else 0
+    changed = changed_players(done.previous, done.latest) if numbers else 0
+    added = new_players(done.previous, done.latest) if numbers else 0
+    if numbers:
+        logger.info("%s: published edition(s) %s", federation, ", ".join(map(str, numbers)))
+    return Published(
+        federation, numbers[-1] if numbers else None, listed, changed, added, editions=numbers,
+        correcting_edition=correcting, corrections=plan.corrections if correcting is not None else None,
+    )
+
+
+def with_correction(report: validations.CompetitionReport, published: Published) -> validations.CompetitionReport:
+    """The report, with the correcting edition this night published and what it changed."""
+    diff = published.corrections
+    assert diff is not None
+    touched = sorted(set(diff.get_column("edition").to_list()))
+    lines = [
+        f"player {r['player_id']} ({r['name'] or '?'}), edition {r['edition']}: "
+        f"published {_figure(r['published'])}, now {_figure(r['now'])}"
+        for r in diff.iter_rows(named=True)
+    ]
+    extra = dict(report.extra)
+    extra["Correcting edition"] = (
+        f"{published.correcting_edition}: {diff.height} figure(s) of published edition(s) "
+        f"{', '.join(map(str, touched))} changed"
+    )
+    extra["Corrections"] = "; ".join(lines)
+    return replace(report, extra=extra)
+
+
+def _figure(value: float | None) -> str:
+    return "not listed" if value is None else f"{value:g}"
+
+
 @task(name="publish_federation", cache_policy=NO_CACHE)
 def publish_federation(
     batch: FederationBatch,
@@ -118,26 +317,28 @@ def publish_federation(
     as_of: date,
     reports_dir: str,
     progress: pl.DataFrame | None = None,
+    rated: Rated | None = None,
     also_report: list[str] | None = None,
 ) -> Published:
-    """Publish the list as of ``as_of`` and every report of tonight's batch (and of
-    ``also_report``: competitions the rating officer approved, rated tonight)."""
+    """Publish the editions ``rated`` calls for and every report of tonight's batch (and of
+    ``also_report``: competitions the rating officer approved, rated tonight).
+
+    Without ``rated`` (a caller that only has a rating run), the run's final list is
+    published as of ``as_of`` when it differs from the latest edition.
+    """
     logger = get_run_logger()
     db = warehouse.get_engine(warehouse_url)
-    edition: int | None = None
-    listed = changed = added = 0
-    if run is not None:
+    if rated is not None:
+        published = publish_editions(db, batch.federation, rated, config, as_of)
+    elif run is not None:
         rating_list = engine.rating_list(batch.federation, run.ratings, as_of=as_of, config=config)
         previous = warehouse.rating_list(db, batch.federation)
         edition = warehouse.publish_list(db, batch.federation, rating_list, as_of=as_of)
-        listed = rating_list.height
-        changed = changed_players(previous, rating_list)
-        added = new_players(previous, rating_list)
-        logger.info(
-            "%s: list as of %s, %d player(s), %d changed, edition %s",
-            batch.federation, as_of, listed, changed, edition if edition is not None else "unchanged",
-        )
-    published = Published(batch.federation, edition, listed, changed, added if run is not None else 0)
+        published = Published(batch.federation, edition, rating_list.height, changed_players(previous, rating_list),
+                              new_players(previous, rating_list))
+        logger.info("%s: list as of %s, edition %s", batch.federation, as_of, edition)
+    else:
+        published = Published(batch.federation, None, 0, 0)
     reports = [
         report_from_warehouse(db, cid, batch.federation, progress)
         for cid in dict.fromkeys([
@@ -150,6 +351,8 @@ def publish_federation(
     for report in reports:
         if report is None:
             continue
+        if published.correcting_edition is not None and published.corrections is not None:
+            report = with_correction(report, published)
         paths = validations.write_report(report, root)
         published.reports[report.competition_id] = report.status
         published.report_paths += [str(p) for p in paths]

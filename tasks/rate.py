@@ -1,13 +1,22 @@
-"""Rate: re-rate a federation's whole history, tonight's accepted competitions included.
+"""Rate: bring a federation's ratings up to date with tonight's competitions.
 
 The history is the source of truth and the lists are derived from it, so a
-competition that arrives late (dated before others already rated) simply takes
-its place in date order: every later rating is recomputed.
+competition that arrives late (dated before others already rated) takes its place
+in date order and every later rating is recomputed, but only from there: the state
+at that point is the seed with the stored rating changes before it laid over it
+(:func:`engine.advance_state`), and the engine continues from it. A night whose
+competitions all end after everything rated writes only the new rows. A full
+re-rate from the seed happens when the federation's engine cannot continue from a
+stored state (FIDE: see ``engine.RESTARTABLE_SYSTEMS``), when the seed list or the
+federation's config changed since the stored rows were computed, when the stored
+rows do not line up with the history, and on a backfill.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import json
+from dataclasses import dataclass, field
 from datetime import date
 
 import polars as pl
@@ -75,24 +84,109 @@ def own_declared_ratings(players: pl.DataFrame, federation: str) -> pl.DataFrame
 @dataclass(frozen=True)
 class Rated:
     """The re-rated state of one federation, what it was rated from and, for FIDE, the
-    unrated players' progress."""
+    unrated players' progress.
+
+    On an incremental run ``run.changes`` and ``run.explanations`` hold only the rows
+    from ``cut`` on; ``derived_offset`` says where they go in the stored tables.
+    """
 
     run: engine.RatingRun
-    competitions: pl.DataFrame             #: the accepted competitions that were rated
+    competitions: pl.DataFrame             #: every accepted competition of the history
     progress: pl.DataFrame | None = None   #: validations.initial_rating_progress (FIDE only)
+    start_state: pl.DataFrame = field(default_factory=lambda: pl.DataFrame())  #: state the run starts from
+    cut: str | None = None                 #: point the run starts at (None: a full re-rate from the seed)
+    changed: list[str] = field(default_factory=list)   #: competitions that moved the cut
+    players: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=PLAYERS_SCHEMA))
+    derived_offset: tuple[int, int] | None = None  #: (changes, explanations) rows kept before the run's
+    basis: str | None = None               #: checksum of the seed and config the rows derive from
+    full_reason: str | None = None         #: why the run re-rated from the seed
+
+
+def rating_basis(seed: pl.DataFrame, config: dict[str, object]) -> str:
+    """Checksum of what stored rating rows derive from besides the history: seed list and config."""
+    digest = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode())
+    digest.update(seed.sort("player_id").write_csv().encode())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What the warehouse holds of a federation's derived rows (for an incremental run)."""
+
+    changes: pl.DataFrame      #: RATING_CHANGES_SCHEMA, in seq order
+    n_explanations: int        #: rows of ``explanations``
+    basis: str | None          #: :func:`rating_basis` of the stored rows
+
+
+_LAST = "~"  # sorts after every point: nothing to re-rate
+
+
+def _point_key(competitions: pl.DataFrame) -> pl.DataFrame:
+    return engine.competition_points(competitions, "per-competition").select("competition_id", "point")
+
+
+def _restart(
+    history: warehouse.History, batch: FederationBatch, config: dict[str, object],
+    stored: Stored | None, basis: str,
+) -> tuple[str | None, list[str], pl.DataFrame, tuple[int, int] | None, str | None]:
+    """Where to start: ``(cut, changed, head changes, offsets, reason for a full run)``."""
+    fed = batch.federation
+    changed = list(dict.fromkeys(
+        [*batch.competitions.get_column("competition_id").to_list(), *batch.rerate]
+    ))
+    if not engine.restartable(fed, config):
+        return None, changed, pl.DataFrame(), None, f"the {engine.system_for(fed, config)} engine re-rates from the seed"
+    if stored is None:
+        return None, changed, pl.DataFrame(), None, "full re-rate requested"
+    if stored.basis != basis:
+        return None, changed, pl.DataFrame(), None, "seed list or config changed since the stored rows"
+    old = history.competitions.filter(pl.col("competition_id").is_in(changed))
+    new = batch.competitions.filter(pl.col("competition_id").is_in(changed))
+    keys = pl.concat([_point_key(old), _point_key(new)]).get_column("point").to_list()
+    cut = min(keys) if keys else _LAST
+    rated_before = _point_key(history.competitions.filter(pl.col("status").is_in(["accepted", "accepted_with_exclusions"])))
+    head = stored.changes.join(rated_before, on="competition_id", how="left", maintain_order="left")
+    inside = head.get_column("point").fill_null(_LAST) < cut
+    n_head = int(inside.sum())
+    if n_head and not bool(inside.head(n_head).all()):
+        return None, changed, pl.DataFrame(), None, "stored rows are not in rating order"
+    head = head.head(n_head)
+    n_expl = int(head.get_column("games").fill_null(0).sum())
+    total_expl = int(stored.changes.get_column("games").fill_null(0).sum())
+    if head.get_column("point").null_count() or total_expl != stored.n_explanations:
+        return None, changed, pl.DataFrame(), None, "stored rows do not line up with the history"
+    head = head.join(
+        history.competitions.select("competition_id", "end_date"), on="competition_id", how="left",
+        maintain_order="left",
+    )
+    return cut, changed, head, (n_head, n_expl), None
 
 
 def rate(
-    history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None = None
+    history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None = None,
+    *, stored: Stored | None = None,
 ) -> Rated:
     """The engine over the merged history (pure; the task below adds logging).
 
+    With ``stored`` (what the warehouse holds) a restartable engine continues from the
+    state at the earliest competition tonight adds, replaces or removes; without it,
+    or when that cannot be exact, the whole history is re-rated from the seed.
     FIDE: also how far each still-unrated player is from an initial rating on ``as_of``.
     """
+    fed = batch.federation
     accepted, games, players = merged_history(history, batch)
+    basis = rating_basis(history.seed, config)
+    cut, changed, head, offset, reason = _restart(history, batch, config, stored, basis)
+    start = engine.state_from_seed(history.seed)
+    rate_comps, rate_games = accepted, games
+    if cut is not None:
+        start = engine.advance_state(fed, start, head, config=config)
+        tail = _point_key(accepted).filter(pl.col("point") >= cut).get_column("competition_id").to_list()
+        rate_comps = accepted.filter(pl.col("competition_id").is_in(tail))
+        rate_games = games.filter(pl.col("competition_id").is_in(tail))
     run = engine.rate_history(
-        batch.federation, accepted, games, history.seed, config=config,
-        players=own_declared_ratings(players, batch.federation),
+        fed, rate_comps, rate_games, start if cut is not None else history.seed, config=config,
+        players=own_declared_ratings(players, fed),
     )
     # The state only knows the names the seed list printed; newcomers get theirs from the files.
     names = players.select("player_id", pl.col("name").alias("_name")).filter(pl.col("_name").is_not_null())
@@ -101,8 +195,9 @@ def rate(
         .with_columns(pl.coalesce("name", "_name").alias("name"))
         .drop("_name")
     )
+    ratings = ratings.sort("player_id")
     progress = None
-    if batch.federation == "fide":
+    if fed == "fide":
         progress = validations.initial_rating_progress(
             games, ratings, as_of or date.today(), competitions=accepted, players=players
         )
@@ -110,21 +205,40 @@ def rate(
         run=engine.RatingRun(changes=run.changes, explanations=run.explanations, ratings=ratings),
         competitions=accepted,
         progress=progress,
+        start_state=start,
+        cut=cut,
+        changed=changed,
+        players=players,
+        derived_offset=offset,
+        basis=basis,
+        full_reason=reason,
     )
 
 
 @task(name="rate_federation", cache_policy=NO_CACHE)
 def rate_federation(
-    batch: FederationBatch, warehouse_url: str | None, config: dict[str, object], as_of: date | None = None
+    batch: FederationBatch, warehouse_url: str | None, config: dict[str, object], as_of: date | None = None,
+    full: bool = False,
 ) -> Rated:
-    """Re-rate ``batch.federation`` from its seed list through tonight's competitions."""
+    """Rate ``batch.federation`` through tonight's competitions: from the first one that
+    changes anything when the engine can continue from the stored state, else (or with
+    ``full``) from the seed list."""
     logger = get_run_logger()
-    history = warehouse.history(warehouse.get_engine(warehouse_url), batch.federation)
-    rated = rate(history, batch, config, as_of)
+    db = warehouse.get_engine(warehouse_url)
+    history = warehouse.history(db, batch.federation)
+    stored = None
+    if not full:
+        stored = Stored(
+            changes=warehouse.rating_changes(db, batch.federation),
+            n_explanations=warehouse.count_explanations(db, batch.federation),
+            basis=warehouse.rating_basis(db, batch.federation),
+        )
+    rated = rate(history, batch, config, as_of, stored=stored)
     run = rated.run
+    how = f"from {rated.cut}" if rated.cut is not None else f"from the seed ({rated.full_reason})"
     logger.info(
-        "%s: %d rating change(s) over %d competition(s), %d player(s) in the state",
-        batch.federation, run.changes.height, run.changes.get_column("competition_id").n_unique(),
+        "%s: rated %s: %d rating change(s) over %d competition(s), %d player(s) in the state",
+        batch.federation, how, run.changes.height, run.changes.get_column("competition_id").n_unique(),
         run.ratings.height,
     )
     return rated

@@ -103,6 +103,11 @@ class LoadBatch:
     changes: pl.DataFrame | None = None  #: RATING_CHANGES_SCHEMA over the whole history (replaces)
     explanations: pl.DataFrame | None = None  #: EXPLANATIONS_SCHEMA (replaces)
     ratings: pl.DataFrame | None = None  #: RATINGS_SCHEMA, the state after the last competition (replaces)
+    #: ``(changes, explanations)``: the frames above are only the rows from these positions
+    #: on (an incremental run); the rows before them are kept. None: the frames are whole.
+    derived_offset: tuple[int, int] | None = None
+    #: checksum of the seed list and config the derived rows come from (``rating_basis``)
+    derived_basis: str | None = None
 
 
 @dataclass(frozen=True)
@@ -256,12 +261,43 @@ def _block_digests(rows: pl.DataFrame, size: int) -> list[str]:
     return [frame_sha256(rows.slice(start, size)) for start in range(0, rows.height, size)]
 
 
+def _replace_tail(
+    conn: Connection, federation: str, rows: pl.DataFrame, table: sa.Table, offset: int
+) -> None:
+    """Keep the rows before ``offset``, replace the rest with ``rows`` (an incremental run).
+
+    The checksums of the blocks from the first one touched are dropped: a later full
+    write recomputes them (and rewrites from there, which is always correct).
+    """
+    state = _T_DERIVED_STATE
+    conn.execute(sa.delete(table).where(table.c.federation == federation, table.c.seq >= offset))
+    insert_frame(conn, table, rows.with_columns((pl.col("seq") + offset).alias("seq")))
+    conn.execute(
+        sa.delete(state).where(state.c.federation == federation, state.c.table_name == table.name,
+                               state.c.block >= offset // DERIVED_BLOCK)
+    )
+
+
+def _record_basis(conn: Connection, federation: str, basis: str | None) -> None:
+    """Record what the derived rows derive from besides the history (``rating_basis``); no write when unchanged."""
+    state = _T_DERIVED_STATE
+    where = (state.c.federation == federation) & (state.c.table_name == "basis")
+    if conn.execute(sa.select(state.c.content_sha256).where(where)).scalar() == basis:
+        return
+    conn.execute(sa.delete(state).where(state.c.federation == federation, state.c.table_name == "basis"))
+    if basis is not None:
+        conn.execute(sa.insert(state).values(
+            federation=federation, table_name="basis", block=0, content_sha256=basis, n_rows=0))
+
+
 def _replace_derived(
     conn: Connection,
     federation: str,
     changes: pl.DataFrame | None,
     explanations: pl.DataFrame | None,
     ratings: pl.DataFrame | None,
+    offset: tuple[int, int] | None = None,
+    basis: str | None = None,
 ) -> None:
     """Replace the federation's derived tables with the rating run's frames.
 
@@ -281,7 +317,13 @@ def _replace_derived(
         missing = rows.filter(pl.col("competition_id").is_null() | pl.col("player_id").is_null())
         if missing.height:
             raise BatchError(f"{what} of {federation!r}: {missing.height} rows without competition_id or player_id")
-        plans.append((rows.with_row_index("seq").with_columns(pl.col("seq").cast(pl.Int64)), table, DERIVED_BLOCK))
+        rows = rows.with_row_index("seq").with_columns(pl.col("seq").cast(pl.Int64))
+        if offset is not None:
+            _replace_tail(conn, federation, rows, table, offset[0] if what == "changes" else offset[1])
+            continue
+        plans.append((rows, table, DERIVED_BLOCK))
+    if changes is not None or explanations is not None or ratings is not None:
+        _record_basis(conn, federation, basis)
     if ratings is not None:
         rows = _own(ratings, RATINGS_SCHEMA, federation, "ratings")
         _one_row_per_player(rows, f"ratings of {federation!r}")
@@ -455,7 +497,8 @@ def load_batch(engine: Engine, batch: LoadBatch) -> LoadResult:
         files_skipped = files.height - files_loaded.height
 
         if files_loaded.height == 0:
-            _replace_derived(conn, fed, batch.changes, batch.explanations, batch.ratings)
+            _replace_derived(conn, fed, batch.changes, batch.explanations, batch.ratings,
+                             batch.derived_offset, batch.derived_basis)
             return LoadResult(0, files_skipped, 0, 0, 0)
 
         # Versions already in the warehouse for the competitions arriving now.
@@ -538,7 +581,8 @@ def load_batch(engine: Engine, batch: LoadBatch) -> LoadResult:
             ),
         )
         _stage_players(conn, fed, players)
-        _replace_derived(conn, fed, batch.changes, batch.explanations, batch.ratings)
+        _replace_derived(conn, fed, batch.changes, batch.explanations, batch.ratings,
+                         batch.derived_offset, batch.derived_basis)
         return LoadResult(
             files_loaded=files_loaded.height,
             files_skipped=files_skipped,
@@ -550,12 +594,15 @@ def load_batch(engine: Engine, batch: LoadBatch) -> LoadResult:
 
 
 def load_seed(
-    engine: Engine, federation: str, ratings: pl.DataFrame, *, source: str, source_sha256: str
+    engine: Engine, federation: str, ratings: pl.DataFrame, *, source: str, source_sha256: str,
+    edition: int | None = None,
 ) -> int:
     """Store a federation's starting list (exactly once per file); return the rows loaded.
 
     The list's players are upserted into ``players`` too, so reports have names.
-    A seed file already in the ledger loads nothing (returns 0).
+    A seed file already in the ledger loads nothing (returns 0). ``edition`` is the
+    edition number the list carried (``ReadResult.list_edition``): the federation's
+    next editions are numbered from it.
 
     Raises
     ------
@@ -598,6 +645,7 @@ def load_seed(
                 source=source, format="ratings", kind="seed", n_findings=None, load_id=load_id,
             )
         )
-        insert_frame(conn, _T_SEED, rows.with_columns(pl.lit(ledger_id, pl.Int64).alias("ledger_id")))
+        insert_frame(conn, _T_SEED, rows.with_columns(
+            pl.lit(ledger_id, pl.Int64).alias("ledger_id"), pl.lit(edition, pl.Int64).alias("edition")))
         _stage_players(conn, federation, conform(rows, PLAYERS_SCHEMA))
         return rows.height

@@ -34,6 +34,7 @@ __all__ = [
     "Bye",
     "Competition",
     "DerivedState",
+    "EditionCorrection",
     "Explanation",
     "Federation",
     "Finding",
@@ -365,13 +366,16 @@ class SeedEntry(SQLModel, table=True):
     status: str | None = Field(default=None, sa_type=_TEXT)
     last_played: str | None = Field(default=None, sa_type=_TEXT)
     rated_max: float | None = Field(default=None, sa_type=_DOUBLE)
+    edition: int | None = None  #: the edition number the seeded list carried (same on every row)
 
 
 class RatingList(SQLModel, table=True):
     """A published edition of a federation's list (immutable).
 
-    ``edition`` counts 1, 2, ... per federation; a new edition is stored only
-    when the list differs from the latest one (``content_sha256``).
+    ``edition`` counts per federation, from the seeded list's edition + 1 (else 1).
+    An ``ordinary`` edition follows a rated competition (dated at its end date) or is a
+    monthly list (dated the 1st); a ``correcting`` edition, dated the day it was
+    published, replaces figures of editions already published (``edition_corrections``).
     """
 
     __tablename__ = "rating_lists"
@@ -387,6 +391,11 @@ class RatingList(SQLModel, table=True):
     published_at: dt.datetime = Field(sa_type=_TS)
     n_players: int
     content_sha256: str = Field(sa_type=_TEXT)  #: checksum of the list's rows
+    list_name: str | None = Field(default=None, sa_type=_TEXT)  #: which list (null: the federation's first)
+    kind: str | None = Field(default=None, sa_type=_TEXT)  #: ordinary | correcting (null: ordinary)
+    covers: str | None = Field(default=None, sa_type=_TEXT)
+    """The last point of the history the edition holds: ``end|start|competition_id`` of its
+    last competition (per-competition publication) or the monthly list's date."""
 
 
 class RatingListEntry(SQLModel, table=True):
@@ -405,3 +414,30 @@ class RatingListEntry(SQLModel, table=True):
     status: str | None = Field(default=None, sa_type=_TEXT)  #: active | provisional | inactive | unrated
     category: str | None = Field(default=None, sa_type=_TEXT)
     rank: int | None = Field(default=None, sa_type=sa.BigInteger())
+
+
+class EditionCorrection(SQLModel, table=True):
+    """One figure of a published edition that a correcting edition changed (immutable).
+
+    The published edition keeps its figure; this row says what it is now and which
+    correcting edition (``list_id``, ``correcting_edition``) published the change.
+    """
+
+    __tablename__ = "edition_corrections"
+    __table_args__ = (
+        sa.Index("ix_edition_corrections_list", "list_id"),
+        sa.Index("ix_edition_corrections_player", "federation", "player_id"),
+    )
+
+    id: int = Field(primary_key=True, sa_type=sa.BigInteger(), sa_column_kwargs={"autoincrement": False})
+    list_id: int = Field(foreign_key="rating_lists.id", sa_type=sa.BigInteger())  #: the correcting edition
+    federation: str = Field(sa_type=_TEXT)
+    list_name: str | None = Field(default=None, sa_type=_TEXT)
+    correcting_edition: int  #: edition number of the correcting edition
+    edition: int  #: the published edition whose figure changed
+    edition_as_of: dt.date | None = None  #: that edition's date
+    player_id: str = Field(sa_type=_TEXT)
+    name: str | None = Field(default=None, sa_type=_TEXT)
+    published: float | None = Field(default=None, sa_type=_DOUBLE)  #: figure published (null: not listed)
+    now: float | None = Field(default=None, sa_type=_DOUBLE)  #: figure now (null: no longer listed)
+    reason: str | None = Field(default=None, sa_type=_TEXT)  #: the competitions that caused it

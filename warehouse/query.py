@@ -19,6 +19,7 @@ from formats.schema import (
     RATING_CHANGES_SCHEMA,
     RATING_LIST_SCHEMA,
     RATINGS_SCHEMA,
+    conform,
     empty,
 )
 from warehouse.bulk import frame_sha256, insert_frame, next_id, read_frame
@@ -28,6 +29,9 @@ from warehouse.load import _own, register_federation
 from warehouse.models import (
     Bye,
     Competition,
+    DerivedState,
+    EditionCorrection,
+    Explanation,
     Finding,
     Game,
     LedgerEntry,
@@ -40,12 +44,17 @@ from warehouse.models import (
 )
 
 __all__ = [
+    "CORRECTIONS_SCHEMA",
+    "EDITIONS_SCHEMA",
     "CompetitionDetail",
     "History",
     "competition_report",
     "current_ratings",
+    "edition_corrections",
+    "editions",
     "history",
     "player_history",
+    "publish_edition",
     "publish_list",
     "rating_list",
 ]
@@ -61,6 +70,29 @@ _RC = RatingChange.__table__.c  # type: ignore[attr-defined]
 _S = SeedEntry.__table__.c  # type: ignore[attr-defined]
 _RL = RatingList.__table__  # type: ignore[attr-defined]
 _RLE = RatingListEntry.__table__  # type: ignore[attr-defined]
+_EC = EditionCorrection.__table__  # type: ignore[attr-defined]
+
+#: :func:`editions`: one row per published edition.
+EDITIONS_SCHEMA: dict[str, pl.DataType] = {
+    "list_id": pl.Int64(),
+    "federation": pl.Utf8(),
+    "list_name": pl.Utf8(),
+    "edition": pl.Int64(),
+    "as_of": pl.Date(),
+    "kind": pl.Utf8(),
+    "covers": pl.Utf8(),
+    "n_players": pl.Int64(),
+}
+
+#: A correcting edition's diff: one row per player and published edition it touched.
+CORRECTIONS_SCHEMA: dict[str, pl.DataType] = {
+    "edition": pl.Int64(),
+    "edition_as_of": pl.Date(),
+    "player_id": pl.Utf8(),
+    "name": pl.Utf8(),
+    "published": pl.Float64(),
+    "now": pl.Float64(),
+}
 
 _WITH_STATUS = {**COMPETITIONS_SCHEMA, "status": pl.Utf8()}
 _GAMES_RATED = {**GAMES_SCHEMA, "rated": pl.Boolean()}
@@ -78,6 +110,7 @@ class History:
     competitions: pl.DataFrame  #: COMPETITIONS_SCHEMA + status (accepted and rejected), by end date
     games: pl.DataFrame  #: GAMES_SCHEMA + rated, of the current versions, keeping ``source_line``
     players: pl.DataFrame  #: PLAYERS_SCHEMA, every player the federation's files named
+    seed_edition: int | None = None  #: the edition number the seeded list carried
 
 
 @dataclass(frozen=True)
@@ -114,6 +147,9 @@ def history(engine: Engine, federation: str) -> History:
             sa.select(*_cols(_S, RATINGS_SCHEMA)).where(_S.ledger_id == seed_ledger).order_by(_S.player_id),
             RATINGS_SCHEMA,
         ) if seed_ledger is not None else empty(RATINGS_SCHEMA)
+        seed_edition = conn.execute(
+            sa.select(sa.func.max(_S.edition)).where(_S.ledger_id == seed_ledger)
+        ).scalar() if seed_ledger is not None else None
         competitions = read_frame(
             conn,
             sa.select(*_cols(_C, _WITH_STATUS)).where(current).order_by(_C.end_date, _C.start_date, _C.competition_id),
@@ -131,7 +167,105 @@ def history(engine: Engine, federation: str) -> History:
             conn, sa.select(*_cols(_P, PLAYERS_SCHEMA)).where(_P.federation == federation).order_by(_P.player_id),
             PLAYERS_SCHEMA,
         )
-    return History(seed=seed, competitions=competitions, games=games, players=players)
+    return History(seed=seed, competitions=competitions, games=games, players=players,
+                   seed_edition=None if seed_edition is None else int(seed_edition))
+
+
+def _next_edition(conn: Any, federation: str) -> int:
+    """The next edition number: after the latest published, else after the seeded list's edition."""
+    latest = conn.execute(sa.select(sa.func.max(_RL.c.edition)).where(_RL.c.federation == federation)).scalar()
+    if latest is not None:
+        return int(latest) + 1
+    seed_ledger = conn.execute(
+        sa.select(sa.func.max(_L.id)).where(_L.federation == federation, _L.kind == "seed")
+    ).scalar()
+    seeded = conn.execute(
+        sa.select(sa.func.max(_S.edition)).where(_S.ledger_id == seed_ledger)
+    ).scalar() if seed_ledger is not None else None
+    return 1 if seeded is None else int(seeded) + 1
+
+
+def publish_edition(
+    engine: Engine,
+    federation: str,
+    rating_list: pl.DataFrame,
+    *,
+    as_of: dt.date,
+    list_name: str | None = None,
+    kind: str = "ordinary",
+    covers: str | None = None,
+    corrections: pl.DataFrame | None = None,
+    reason: str | None = None,
+) -> int:
+    """Store ``rating_list`` as the federation's next edition (always); return its number.
+
+    Parameters
+    ----------
+    engine
+        From :func:`warehouse.get_engine`.
+    federation
+        Federation id.
+    rating_list
+        RATING_LIST_SCHEMA, in the published order (kept as ``position``).
+    as_of
+        The date the edition is in force from.
+    list_name
+        Which of the federation's lists (None: its first).
+    kind
+        ``ordinary`` or ``correcting``.
+    covers
+        The last point of the history the edition holds (see ``RatingList.covers``).
+    corrections
+        CORRECTIONS_SCHEMA: for a correcting edition, every figure of a published
+        edition it changes (stored in ``edition_corrections``).
+    reason
+        Why (the competitions that caused a correction), kept with each correction.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> engine = get_engine("sqlite://")
+    >>> lst = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1510.0], "rank": [1]})
+    >>> publish_edition(engine, "ajusc", lst, as_of=dt.date(2025, 9, 1), covers="2025-09-01|2025-09-01|C1")
+    1
+    >>> editions(engine, "ajusc").select("edition", "as_of", "kind", "covers").row(0)
+    (1, datetime.date(2025, 9, 1), 'ordinary', '2025-09-01|2025-09-01|C1')
+    """
+    rows = _own(rating_list, RATING_LIST_SCHEMA, federation, "rating list")
+    digest = frame_sha256(rows)
+    with write_transaction(engine) as conn:
+        register_federation(conn, federation)
+        edition = _next_edition(conn, federation)
+        list_id = next_id(conn, _RL)
+        conn.execute(
+            sa.insert(_RL).values(
+                id=list_id, federation=federation, edition=edition, as_of=as_of,
+                published_at=dt.datetime.now(dt.UTC), n_players=rows.height, content_sha256=digest,
+                list_name=list_name, kind=kind, covers=covers,
+            )
+        )
+        insert_frame(
+            conn, _RLE,
+            rows.with_columns(
+                pl.lit(list_id, pl.Int64).alias("list_id"),
+                pl.int_range(1, rows.height + 1, dtype=pl.Int64).alias("position"),
+            ),
+        )
+        if corrections is not None and corrections.height:
+            diff = conform(corrections, CORRECTIONS_SCHEMA)
+            first = next_id(conn, _EC)
+            insert_frame(
+                conn, _EC,
+                diff.with_columns(
+                    pl.int_range(first, first + diff.height, dtype=pl.Int64).alias("id"),
+                    pl.lit(list_id, pl.Int64).alias("list_id"),
+                    pl.lit(federation).alias("federation"),
+                    pl.lit(list_name, pl.Utf8).alias("list_name"),
+                    pl.lit(edition, pl.Int64).alias("correcting_edition"),
+                    pl.lit(reason, pl.Utf8).alias("reason"),
+                ),
+            )
+        return edition
 
 
 def publish_list(engine: Engine, federation: str, rating_list: pl.DataFrame, *, as_of: dt.date) -> int | None:
@@ -151,8 +285,8 @@ def publish_list(engine: Engine, federation: str, rating_list: pl.DataFrame, *, 
     Returns
     -------
     int or None
-        The new edition number (1, 2, ...), or None when the rows are identical
-        to the latest edition's (nothing is stored).
+        The new edition number (after the seeded list's edition, else 1, 2, ...), or
+        None when the rows are identical to the latest edition's (nothing is stored).
 
     Examples
     --------
@@ -165,40 +299,88 @@ def publish_list(engine: Engine, federation: str, rating_list: pl.DataFrame, *, 
     True
     """
     rows = _own(rating_list, RATING_LIST_SCHEMA, federation, "rating list")
-    digest = frame_sha256(rows)
-    with write_transaction(engine) as conn:
-        register_federation(conn, federation)
+    with engine.connect() as conn:
         latest = conn.execute(
-            sa.select(_RL.c.edition, _RL.c.content_sha256)
+            sa.select(_RL.c.content_sha256)
             .where(_RL.c.federation == federation)
             .order_by(_RL.c.edition.desc())
             .limit(1)
         ).first()
-        if latest is not None and latest.content_sha256 == digest:
-            return None
-        edition = 1 if latest is None else int(latest.edition) + 1
-        list_id = next_id(conn, _RL)
-        conn.execute(
-            sa.insert(_RL).values(
-                id=list_id, federation=federation, edition=edition, as_of=as_of,
-                published_at=dt.datetime.now(dt.UTC), n_players=rows.height, content_sha256=digest,
-            )
-        )
-        insert_frame(
-            conn, _RLE,
-            rows.with_columns(
-                pl.lit(list_id, pl.Int64).alias("list_id"),
-                pl.int_range(1, rows.height + 1, dtype=pl.Int64).alias("position"),
-            ),
-        )
-        return edition
+    if latest is not None and latest.content_sha256 == frame_sha256(rows):
+        return None
+    return publish_edition(engine, federation, rows, as_of=as_of)
 
 
-def rating_list(engine: Engine, federation: str, *, as_of: dt.date | None = None) -> pl.DataFrame:
+def _list_filter(federation: str, list_name: str | None, first_list: str | None) -> Any:
+    """Rows of one of the federation's lists (null ``list_name``: the federation's first list)."""
+    where = _RL.c.federation == federation
+    if list_name is None:
+        return where
+    if first_list is None or list_name == first_list:
+        return where & ((_RL.c.list_name == list_name) | _RL.c.list_name.is_(None))
+    return where & (_RL.c.list_name == list_name)
+
+
+def editions(
+    engine: Engine, federation: str, *, list_name: str | None = None, first_list: str | None = None
+) -> pl.DataFrame:
+    """Every published edition of the federation (EDITIONS_SCHEMA), by edition number.
+
+    ``list_name`` keeps one list's editions (``first_list``: the federation's first, which
+    also owns the rows published before lists had names).
+    """
+    cols = [_RL.c.id.label("list_id"), *(_RL.c[k] for k in list(EDITIONS_SCHEMA)[1:])]
+    with engine.connect() as conn:
+        frame = read_frame(
+            conn, sa.select(*cols).where(_list_filter(federation, list_name, first_list)).order_by(_RL.c.edition),
+            EDITIONS_SCHEMA,
+        )
+    return frame.with_columns(pl.col("kind").fill_null("ordinary"))
+
+
+def edition_entries(engine: Engine, list_id: int) -> pl.DataFrame:
+    """The rows of one published edition (RATING_LIST_SCHEMA), in the published order."""
+    with engine.connect() as conn:
+        return read_frame(
+            conn,
+            sa.select(*_cols(_RLE.c, RATING_LIST_SCHEMA)).where(_RLE.c.list_id == list_id).order_by(_RLE.c.position),
+            RATING_LIST_SCHEMA,
+        )
+
+
+def edition_corrections(
+    engine: Engine, federation: str, *, correcting_edition: int | None = None
+) -> pl.DataFrame:
+    """The diffs correcting editions published: CORRECTIONS_SCHEMA + correcting_edition, reason.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> edition_corrections(get_engine("sqlite://"), "ajusc").columns[:3]
+    ['correcting_edition', 'edition', 'edition_as_of']
+    """
+    schema = {"correcting_edition": pl.Int64(), **CORRECTIONS_SCHEMA, "list_name": pl.Utf8(), "reason": pl.Utf8()}
+    query = sa.select(*(_EC.c[k] for k in schema)).where(_EC.c.federation == federation)
+    if correcting_edition is not None:
+        query = query.where(_EC.c.correcting_edition == correcting_edition)
+    with engine.connect() as conn:
+        return read_frame(conn, query.order_by(_EC.c.id), schema)
+
+
+def rating_list(
+    engine: Engine,
+    federation: str,
+    *,
+    as_of: dt.date | None = None,
+    edition: int | None = None,
+    list_name: str | None = None,
+    first_list: str | None = None,
+) -> pl.DataFrame:
     """The list in force on ``as_of``: the latest edition dated on or before it.
 
-    ``as_of=None`` gives the latest edition. Empty (RATING_LIST_SCHEMA) when no
-    edition was in force yet.
+    ``as_of=None`` gives the latest edition; ``edition`` that edition. ``list_name`` one of
+    the federation's lists (``first_list``: its first, which also owns editions published
+    before lists had names). Empty (RATING_LIST_SCHEMA) when no edition was in force yet.
 
     Examples
     --------
@@ -219,7 +401,9 @@ def rating_list(engine: Engine, federation: str, *, as_of: dt.date | None = None
     >>> rating_list(engine, "ajusc", as_of=dt.date(2025, 8, 31)).height
     0
     """
-    query = sa.select(_RL.c.id).where(_RL.c.federation == federation)
+    query = sa.select(_RL.c.id).where(_list_filter(federation, list_name, first_list))
+    if edition is not None:
+        query = query.where(_RL.c.edition == edition)
     if as_of is not None:
         query = query.where(_RL.c.as_of <= as_of)
     query = query.order_by(_RL.c.as_of.desc(), _RL.c.edition.desc()).limit(1)
@@ -373,3 +557,31 @@ def rating_changes(engine: Engine, federation: str) -> pl.DataFrame:
             sa.select(*_cols(_RC, RATING_CHANGES_SCHEMA)).where(_RC.federation == federation).order_by(_RC.seq),
             RATING_CHANGES_SCHEMA,
         )
+
+
+def count_explanations(engine: Engine, federation: str) -> int:
+    """Rows of ``explanations`` the federation holds (an incremental run checks them).
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> count_explanations(get_engine("sqlite://"), "ajusc")
+    0
+    """
+    table = Explanation.__table__  # type: ignore[attr-defined]
+    with engine.connect() as conn:
+        return int(conn.execute(sa.select(sa.func.count()).select_from(table).where(table.c.federation == federation)).scalar() or 0)
+
+
+def rating_basis(engine: Engine, federation: str) -> str | None:
+    """The checksum of the seed list and config the stored derived rows were computed from.
+
+    None: not recorded (rows written before incremental runs, or none at all).
+    """
+    state = DerivedState.__table__  # type: ignore[attr-defined]
+    with engine.connect() as conn:
+        return conn.execute(
+            sa.select(state.c.content_sha256).where(
+                state.c.federation == federation, state.c.table_name == "basis", state.c.block == 0
+            )
+        ).scalar()

@@ -57,6 +57,8 @@ def test_new_starting_list_then_backfill_rerates_and_republishes(
     # 1001 played the first championship: now rated from the seeded 1320, not from 950.
     assert first.get_column("rating_before").to_list() == [1320.0]
     assert not after.equals(before)
-    assert "edition 2" in ran.output
+    # Editions 1-3 were published; the new figures come as correcting edition 4.
+    assert "edition 4" in ran.output
+    assert set(warehouse.edition_corrections(db, "ajusc").get_column("correcting_edition").to_list()) == {4}
     listed = warehouse.rating_list(db, "ajusc")
     assert listed.filter(pl.col("player_id") == "1001").get_column("rating").item() != 950.0

@@ -57,3 +57,39 @@ def test_user_mistakes_get_one_line_and_exit_code_1(args: tuple[str, ...], messa
     assert result.exit_code == 1
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def test_list_by_edition_date_and_as_html(sqlite_url: str) -> None:
+    """``ratings list --edition N | --as-of D | --format html`` (issue 10)."""
+    from datetime import date
+
+    import polars as pl
+
+    import warehouse
+
+    db = warehouse.get_engine(sqlite_url)
+    seed = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1100.0]})
+    warehouse.load_seed(db, "ajusc", seed, source="s.ratings.csv", source_sha256="s", edition=190)
+    for day, name, rating in ((date(2025, 10, 4), "<script>alert(1)</script> & Co", 1110.0),
+                              (date(2025, 11, 8), "Anna", 1120.0)):
+        frame = pl.DataFrame({"federation": ["ajusc"], "player_id": ["7"], "name": [name], "rating": [rating]})
+        warehouse.publish_edition(db, "ajusc", frame, as_of=day, covers=f"{day}|{day}|C")
+
+    first = invoke("list", "--federation", "ajusc", "--edition", "191", "--format", "json", "--warehouse", sqlite_url)
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout)[0]["rating"] == 1110.0
+    in_force = invoke("list", "--federation", "ajusc", "--as-of", "2025-11-07", "--format", "json", "--warehouse", sqlite_url)
+    assert json.loads(in_force.stdout) == json.loads(first.stdout)
+    latest = invoke("list", "--federation", "ajusc", "--format", "json", "--warehouse", sqlite_url)
+    assert json.loads(latest.stdout)[0]["rating"] == 1120.0
+
+    page = invoke("list", "--federation", "ajusc", "--edition", "191", "--format", "html", "--warehouse", sqlite_url)
+    assert page.exit_code == 0, page.output
+    assert page.stdout.startswith("<!DOCTYPE html>") and "edition 191" in page.stdout
+    assert "<script" not in page.stdout and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co" in page.stdout
+    assert "http" not in page.stdout  # self-contained: nothing to fetch
+
+    missing = invoke("list", "--federation", "ajusc", "--edition", "999", "--warehouse", sqlite_url)
+    assert missing.exit_code == 1 and "no list published for ajusc edition 999" in missing.output
+    both = invoke("list", "--federation", "ajusc", "--edition", "191", "--as-of", "2025-11-07", "--warehouse", sqlite_url)
+    assert both.exit_code == 1 and "not both" in both.output

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from datetime import date
 from pathlib import Path
 
 import polars as pl
 import pytest
+import sqlalchemy as sa
 
 import warehouse
 from flows.nightly import nightly
@@ -35,7 +37,18 @@ def test_sample_inbox_rates_eligible_and_rejects_the_short_championship(
     listed = warehouse.rating_list(db, "ajusc")
     # Every player who played a rated game is on the list, with a name from the players file.
     assert listed.height == 12 and listed.get_column("name").null_count() == 0
-    assert summary.published["ajusc"].edition == 1
+    # One edition per rated championship, dated at its end (DESIGN.md *Publication*).
+    assert summary.published["ajusc"].editions == [1, 2, 3]
+    published = warehouse.editions(db, "ajusc")
+    assert published.get_column("as_of").to_list() == [date(2025, 10, 4), date(2025, 11, 15), date(2026, 1, 24)]
+    # The README's "list in force on a date" query answers the edition in force on 2026-02-01.
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    query = re.search(r"-- The list in force on a date.*?\n(SELECT.*?;)", readme, flags=re.DOTALL)
+    assert query is not None
+    with db.connect() as conn:
+        rows = conn.execute(sa.text(query.group(1))).all()
+    in_force = warehouse.rating_list(db, "ajusc", edition=3)
+    assert [(r.player_id, r.rating) for r in rows] == list(zip(in_force["player_id"], in_force["rating"], strict=True))
     # Newcomers start at 950 and points are only moved by the three accepted championships.
     changes = warehouse.rating_changes(db, "ajusc")
     assert set(changes.get_column("competition_id")) == {"CAT-2025-01", "CAT-2025-02", "CAT-2026-01"}
@@ -58,7 +71,7 @@ def test_running_twice_changes_nothing(sample_inbox: Path, sqlite_url: str, tmp_
     second = nightly(inbox=str(sample_inbox), warehouse_url=sqlite_url, as_of=AS_OF,
                      reports_dir=str(tmp_path / "reports"), gx_root=str(gx_root))
 
-    assert first.published["ajusc"].edition == 1
+    assert first.published["ajusc"].edition == 3
     assert sorted(second.files_skipped) == sorted(p.name for p in sample_inbox.iterdir())
     assert second.published == {}
     assert warehouse.rating_list(db, "ajusc").equals(before)
@@ -78,7 +91,14 @@ def test_late_championship_rerates_everything_after_it(sample_inbox: Path, sqlit
     with_late = warehouse.rating_changes(db, "ajusc")
 
     assert summary.competitions["ajusc"] == {"CAT-2025-02": "accepted"}
-    assert summary.published["ajusc"].edition == 2
+    # Editions 1 (CAT-2025-01) and 2 (CAT-2026-01) were published: edition 2 is corrected by ONE
+    # correcting edition, never rewritten.
+    published = summary.published["ajusc"]
+    assert published.editions == [3] and published.correcting_edition == 3
+    diff = warehouse.edition_corrections(db, "ajusc")
+    assert set(diff.get_column("edition").to_list()) == {2} and diff.height > 0
+    report = (tmp_path / "r" / "ajusc" / "CAT-2025-02.md").read_text(encoding="utf-8")
+    assert "Correcting edition" in report
     later_before = without.filter(pl.col("competition_id") == "CAT-2026-01").sort("player_id")
     later_after = with_late.filter(pl.col("competition_id") == "CAT-2026-01").sort("player_id")
     assert not later_before.get_column("rating_before").equals(later_after.get_column("rating_before"))

@@ -52,3 +52,48 @@ def test_seed_and_run_reproduce_editions_191_to_200(shared_data: Path, tmp_path:
     assert listed.exit_code == 0, listed.output
     header = listed.output.splitlines()[0]
     assert header == "federation,player_id,name,rating,games,status,category,rank"
+
+
+@pytest.mark.slow
+def test_editions_191_to_210_as_the_federation_published_them(shared_data: Path, tmp_path: Path) -> None:
+    """Issue 10: one edition per championship, numbered on from the seed's 190, dated at its end;
+    ``--as-of`` each championship's date gives that edition, whose figures are the federation's."""
+    from typer.testing import CliRunner
+
+    season = shared_data / "ajusc" / "barruf_2025_26"
+    inbox = tmp_path / "inbox"
+    shutil.copytree(season / "results", inbox)
+    shutil.copy(season / "season.players.csv", inbox)
+    url = f"sqlite:///{tmp_path / 'ratings.db'}"
+    runner = CliRunner()
+    assert runner.invoke(app, ["seed", "--federation", "ajusc", str(season / "season.ratings.csv"),
+                               "--warehouse", url]).exit_code == 0
+    ran = runner.invoke(app, ["run", "--inbox", str(inbox), "--warehouse", url, "--as-of", "2026-06-30",
+                              "--reports", str(tmp_path / "reports")])
+    assert ran.exit_code == 0, ran.output
+
+    db = warehouse.get_engine(url)
+    published = warehouse.editions(db, "ajusc")
+    assert published.get_column("edition").to_list() == list(range(191, 211))
+    assert set(published.get_column("kind").to_list()) == {"ordinary"}
+    ends = (
+        warehouse.history(db, "ajusc").competitions.sort("end_date", "start_date", "competition_id")
+        .get_column("end_date").to_list()
+    )
+    assert published.get_column("as_of").to_list() == ends
+
+    official = pl.read_csv(season / "official_191_200.csv", schema_overrides={"player_id": pl.Utf8})
+    for (edition,), rows in official.group_by(["edition"], maintain_order=True):
+        day = published.filter(pl.col("edition") == edition).get_column("as_of")[0]
+        listed = runner.invoke(app, ["list", "--federation", "ajusc", "--as-of", day.isoformat(),
+                                     "--format", "csv", "--warehouse", url])
+        assert listed.exit_code == 0, listed.output
+        ours = pl.read_csv(listed.output.encode(), schema_overrides={"player_id": pl.Utf8})
+        joined = rows.select("player_id", "rating_after").join(ours, on="player_id", how="left")
+        wrong = joined.filter(pl.col("rating").ne_missing(pl.col("rating_after").cast(pl.Float64)))
+        assert wrong.height == 0, f"edition {edition}:\n{wrong}"
+        by_number = runner.invoke(app, ["list", "--federation", "ajusc", "--edition", str(edition),
+                                        "--format", "csv", "--warehouse", url])
+        assert by_number.output == listed.output
+    before = runner.invoke(app, ["list", "--federation", "ajusc", "--as-of", "2025-09-01", "--warehouse", url])
+    assert before.exit_code == 1 and "no list published for ajusc on or before 2025-09-01" in before.output

@@ -5,7 +5,7 @@ the officer's decision (who, when, why) is kept here for good, and
 ``applied_at`` records when a run rated an approved competition.
 
 Revision ID: 0004
-Revises: 0002 (the lead re-chains it after 0003 when merging)
+Revises: 0003 (the lead re-chains it after 0003 when merging)
 Create Date: 2026-11-30 23:30:00
 
 """
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0004"
-down_revision: str | Sequence[str] | None = "0002"
+down_revision: str | Sequence[str] | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,213 @@
+"""Rating states between competitions: what each published edition holds, and where to restart.
+
+DESIGN.md *Publication*: AJUSC and EGF publish an edition after every rated
+competition, FIDE a list on the 1st of each month holding every rating period that
+ended before it. An edition's figures are the rating state after the last
+competition (or period) it holds. That state is the seed list with the rating
+changes up to that point laid over it, so it can be rebuilt from the stored
+``rating_changes`` alone (no engine run, no per-edition snapshot table), and it is
+also the state a restartable rating system continues from when a late competition
+re-rates only from its date.
+
+A *point* orders the history: ``end|start|competition_id`` of a competition
+(per-competition publication) or the ISO date of the monthly list a competition is
+rated in. ISO dates have a fixed width, so comparing points as strings is comparing
+them in rating order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from datetime import date
+from typing import Any
+
+import polars as pl
+
+from engine import barruf, fide_elo
+from engine._frames import RATINGS_SCHEMA, conform
+from engine.errors import InvalidConfigError
+from engine.rulesets import system_for
+
+__all__ = [
+    "PUBLICATIONS",
+    "RESTARTABLE_SYSTEMS",
+    "advance_state",
+    "competition_points",
+    "monthly_points",
+    "publication_of",
+    "restartable",
+    "state_from_seed",
+    "states_at",
+]
+
+#: How a federation publishes (``publication`` in its table of ``federations.toml``).
+PUBLICATIONS = ("per-competition", "monthly")
+
+#: Systems whose engine continues exactly from a stored state (:func:`advance_state`):
+#: their whole per-player state is rating, games and last played. FIDE's is not (an
+#: unrated player's pooled games toward an initial rating, the rating period in
+#: progress), so a FIDE run always re-rates from the seed.
+RESTARTABLE_SYSTEMS = ("barruf", "egf-gor")
+
+
+def publication_of(federation: str, config: Mapping[str, Any] | None = None) -> str:
+    """The federation's ``publication`` (default: ``monthly`` for FIDE Elo, else per competition).
+
+    Raises
+    ------
+    InvalidConfigError
+        An unknown value.
+
+    Examples
+    --------
+    >>> publication_of("fide"), publication_of("ajusc", {"publication": "per-competition"})
+    ('monthly', 'per-competition')
+    """
+    value = (config or {}).get("publication")
+    if value is None:
+        return "monthly" if system_for(federation, config) == "fide-elo" else "per-competition"
+    if value not in PUBLICATIONS:
+        raise InvalidConfigError(f"publication must be one of {', '.join(PUBLICATIONS)}, not {value!r}")
+    return str(value)
+
+
+def restartable(federation: str, config: Mapping[str, Any] | None = None) -> bool:
+    """Whether the federation's engine can continue from a stored state (see :data:`RESTARTABLE_SYSTEMS`)."""
+    return system_for(federation, config) in RESTARTABLE_SYSTEMS
+
+
+def competition_points(competitions: pl.DataFrame, publication: str) -> pl.DataFrame:
+    """``competition_id``, ``end_date`` and the ``point`` of each competition.
+
+    Examples
+    --------
+    >>> c = pl.DataFrame({"competition_id": ["B", "A"], "start_date": [date(2025, 10, 4), None],
+    ...                   "end_date": [date(2025, 10, 5), date(2025, 10, 4)]})
+    >>> competition_points(c, "per-competition")["point"].to_list()
+    ['2025-10-05|2025-10-04|B', '2025-10-04|2025-10-04|A']
+    >>> competition_points(c, "monthly")["point"].to_list()
+    ['2025-11-01', '2025-11-01']
+    """
+    comps = competitions.select(
+        pl.col("competition_id").cast(pl.Utf8),
+        pl.col("end_date").fill_null(pl.col("start_date")),
+        pl.col("start_date").fill_null(pl.col("end_date")),
+    )
+    if publication == "monthly":
+        lists = [fide_elo.next_list(d).isoformat() for d in comps["end_date"].to_list()]
+        point = pl.Series("point", lists, dtype=pl.Utf8)
+    else:
+        point = comps.select(
+            pl.format("{}|{}|{}", pl.col("end_date").dt.strftime("%Y-%m-%d"),
+                      pl.col("start_date").dt.strftime("%Y-%m-%d"), pl.col("competition_id"))
+        ).to_series().alias("point")
+    return comps.select("competition_id", "end_date").with_columns(point)
+
+
+def monthly_points(first: str, last: str) -> list[str]:
+    """Every FIDE list date from ``first`` to ``last`` (ISO dates): one list per month.
+
+    Examples
+    --------
+    >>> monthly_points("2025-11-01", "2026-02-01")
+    ['2025-11-01', '2025-12-01', '2026-01-01', '2026-02-01']
+    """
+    out = [first]
+    day = date.fromisoformat(first)
+    stop = date.fromisoformat(last)
+    while day < stop:
+        day = fide_elo.next_list(day)
+        out.append(day.isoformat())
+    return out
+
+
+def point_date(point: str) -> date:
+    """The date an ordinary edition at ``point`` is in force from (its first field).
+
+    Examples
+    --------
+    >>> point_date("2025-10-05|2025-10-04|B"), point_date("2025-11-01")
+    (datetime.date(2025, 10, 5), datetime.date(2025, 11, 1))
+    """
+    return date.fromisoformat(point[:10])
+
+
+def state_from_seed(seed: pl.DataFrame) -> pl.DataFrame:
+    """The seeded list as a rating state (RATINGS_SCHEMA, one row per player)."""
+    return conform(seed, RATINGS_SCHEMA).unique(subset="player_id", keep="last", maintain_order=True)
+
+
+def advance_state(
+    federation: str, state: pl.DataFrame, changes: pl.DataFrame, *, config: Mapping[str, Any] | None = None
+) -> pl.DataFrame:
+    """Lay rating changes (in rating order) over a state: the state after them.
+
+    ``changes`` holds ``player_id``, ``rating_after``, ``games`` and the competition's
+    ``end_date``. A player's rating becomes their last known ``rating_after`` (a FIDE
+    unrated player's null ones leave it unrated), ``games`` adds up, ``last_played``
+    moves to the last competition (AJUSC: its season, ``2025-26``; else its ISO end
+    date) and ``as_of`` to the last end date. ``name`` and ``status`` stay the seed's:
+    the engine derives a status from them only for a player who never played.
+
+    This is the state the engine itself ends in (``tests/engine/test_editions.py``).
+
+    Examples
+    --------
+    >>> state = pl.DataFrame({"player_id": ["1"], "rating": [1100.0], "games": [60]})
+    >>> ch = pl.DataFrame({"player_id": ["1", "2"], "rating_after": [1113.0, 937.0], "games": [1, 1],
+    ...                    "end_date": [date(2025, 10, 4)] * 2})
+    >>> advance_state("ajusc", state, ch).select("player_id", "rating", "games", "last_played").rows()
+    [('1', 1113.0, 61, '2025-26'), ('2', 937.0, 1, '2025-26')]
+    """
+    state = conform(state, RATINGS_SCHEMA)
+    if changes.height == 0:
+        return state
+    system = system_for(federation, config)
+    agg = changes.group_by(pl.col("player_id").cast(pl.Utf8), maintain_order=True).agg(
+        pl.col("rating_after").cast(pl.Float64).drop_nulls().last().alias("_rating"),
+        pl.col("games").cast(pl.Int64).fill_null(0).sum().alias("_games"),
+        pl.col("end_date").cast(pl.Date).max().alias("_end"),
+    )
+    if system == "barruf":
+        season_start = barruf.BarrufParameters.from_config(config).season_start
+        years = [barruf.season_start_year(d, season_start) for d in agg["_end"].to_list()]
+        agg = agg.with_columns(pl.Series("_year", years, dtype=pl.Int64))
+        old_year = pl.col("last_played").str.extract(r"^(\d{4})", 1).cast(pl.Int64, strict=False)
+        year = pl.max_horizontal(pl.col("_year"), old_year)
+        played = pl.format("{}-{}", year, ((year + 1) % 100).cast(pl.Utf8).str.zfill(2))
+    else:
+        played = pl.col("_end").dt.strftime("%Y-%m-%d")
+    as_of = agg["_end"].max()
+    out = state.join(agg, on="player_id", how="full", coalesce=True, maintain_order="left_right")
+    out = out.with_columns(
+        pl.coalesce("_rating", "rating").alias("rating"),
+        (pl.col("games").fill_null(0) + pl.col("_games").fill_null(0)).alias("games"),
+        pl.when(pl.col("_end").is_not_null()).then(played).otherwise(pl.col("last_played")).alias("last_played"),
+        pl.lit(as_of, pl.Date).alias("as_of"),
+        pl.col("federation").fill_null(federation),
+    )
+    return conform(out, RATINGS_SCHEMA)
+
+
+def states_at(
+    federation: str,
+    start: pl.DataFrame,
+    changes: pl.DataFrame,
+    points: list[str],
+    *,
+    config: Mapping[str, Any] | None = None,
+) -> Iterator[tuple[str, pl.DataFrame]]:
+    """The state after every point of ``points`` (ascending), from ``start``.
+
+    ``changes`` holds a ``point`` column (:func:`competition_points`) besides the
+    columns :func:`advance_state` reads, in rating order (so ``point`` never
+    decreases); every change at or before a point is in the state yielded for it.
+    """
+    state = conform(start, RATINGS_SCHEMA)
+    ordered = changes.sort("point", maintain_order=True)
+    done = 0
+    for point in points:
+        upto = int(ordered["point"].search_sorted(point, side="right"))
+        state = advance_state(federation, state, ordered.slice(done, upto - done), config=config)
+        done = max(done, upto)
+        yield point, state

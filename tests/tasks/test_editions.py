@@ -1,0 +1,188 @@
+"""Editions as each federation publishes them (issue 10, DESIGN.md *Publication*).
+
+Runs the rating and publication steps without Prefect (``tasks.rate.rate``,
+``warehouse.load_batch``, ``tasks.publish.apply_editions``) on real files.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import engine
+import formats
+import warehouse
+from flows.config import federation_config
+from tasks.ingest import FederationBatch
+from tasks.publish import apply_editions
+from tasks.rate import Stored, rate
+from tests.warehouse.conftest import batch_from_interchange
+
+
+def _rate_and_publish(db, fed: str, batch: FederationBatch, config: dict, day: date, *, full: bool = False):  # type: ignore[no-untyped-def]
+    stored = None if full else Stored(
+        changes=warehouse.rating_changes(db, fed), n_explanations=warehouse.count_explanations(db, fed),
+        basis=warehouse.rating_basis(db, fed),
+    )
+    rated = rate(warehouse.history(db, fed), batch, config, day, stored=stored)
+    warehouse.load_batch(db, warehouse.LoadBatch(
+        federation=fed, files=batch.files, competitions=batch.competitions, players=batch.players,
+        games=batch.games, byes=batch.byes, findings=batch.findings, changes=rated.run.changes,
+        explanations=rated.run.explanations, ratings=rated.run.ratings,
+        derived_offset=rated.derived_offset, derived_basis=rated.basis,
+    ))
+    return rated, apply_editions(db, fed, rated, config, day)
+
+
+def _fed_batch(batch: warehouse.LoadBatch) -> FederationBatch:
+    return FederationBatch(
+        federation=batch.federation, files=batch.files, competitions=batch.competitions, players=batch.players,
+        games=batch.games, byes=batch.byes, findings=batch.findings,
+    )
+
+
+def test_fide_publishes_one_list_a_month_with_fides_figures(shared_data: Path, tmp_path: Path) -> None:
+    """Source: ../shared/data/fide/published_periods (FIDE's calculations of 40 rating periods);
+    the published totals are those of tests/engine/test_fide.py::test_published_periods_are_consistent."""
+    folder = shared_data / "fide" / "published_periods"
+    db = warehouse.get_engine(f"sqlite:///{tmp_path / 'w.db'}")
+    seed = formats.read_ratings(folder / "seed.ratings.csv", federation="fide")
+    warehouse.load_seed(db, "fide", seed, source="seed.ratings.csv", source_sha256="fide-seed")
+    batch = _fed_batch(batch_from_interchange(sorted((folder / "results").glob("*.results.csv")), "fide"))
+    config = federation_config("fide")
+    rated, done = _rate_and_publish(db, "fide", batch, config, date(2026, 6, 1))
+    assert rated.cut is None  # FIDE always re-rates from the seed
+
+    published = warehouse.editions(db, "fide")
+    days = published.get_column("as_of").to_list()
+    assert all(d.day == 1 for d in days)
+    months = [(d.year, d.month) for d in days]
+    assert months == sorted(set(months)), "one list per month"
+    periods = sorted(set(rated.run.changes.get_column("period").to_list()))
+    assert (months[0], months[-1]) == (tuple(map(int, periods[0].split("-"))), tuple(map(int, periods[-1].split("-"))))
+    assert len(months) == (months[-1][0] - months[0][0]) * 12 + months[-1][1] - months[0][1] + 1
+
+    focal = rated.run.changes.filter(pl.col("player_id").str.starts_with("P")).group_by("player_id", "period").agg(
+        pl.col("rating_before").first(), pl.col("rating_after").first()
+    )
+    published_change = {
+        "P4317874-2025-11": 1, "P2230070-2025-12": -13, "P4604555-2025-12": -5, "P25636227-2026-01": 17,
+        "P24560588-2026-02": -2, "P442925-2026-03": 19, "P1210165-2026-03": 60,
+    }
+    for row in focal.iter_rows(named=True):
+        day = date.fromisoformat(row["period"] + "-01")
+        listed = warehouse.rating_list(db, "fide", as_of=day).filter(pl.col("player_id") == row["player_id"])
+        assert listed.get_column("rating").to_list() == [row["rating_after"]], row["player_id"]
+        if row["player_id"] in published_change:
+            assert row["rating_after"] - row["rating_before"] == published_change[row["player_id"]]
+        before = warehouse.rating_list(db, "fide", as_of=date.fromordinal(day.toordinal() - 1))
+        if before.height:
+            assert before.filter(pl.col("player_id") == row["player_id"]).get_column("rating").to_list() == [
+                row["rating_before"]
+            ]
+
+
+def _one(cid: str, day: str, games: list[tuple[str, str, float]], version: str = "a") -> FederationBatch:
+    comps = pl.DataFrame({
+        "federation": ["ajusc"], "competition_id": [cid], "name": [cid], "start_date": [date.fromisoformat(day)],
+        "end_date": [date.fromisoformat(day)], "source": [f"{cid}{version}.results.csv"],
+        "source_sha256": [f"{cid}-{version}"], "status": ["accepted"],
+    })
+    g = pl.DataFrame({
+        "federation": "ajusc", "competition_id": cid, "round": list(range(1, len(games) + 1)),
+        "player_a": [a for a, _, _ in games], "player_b": [b for _, b, _ in games],
+        "score_a": [s for _, _, s in games], "status": "played", "source_line": list(range(2, len(games) + 2)),
+        "rated": True,
+    })
+    return FederationBatch(
+        federation="ajusc", files=comps.select("source", "source_sha256"), competitions=comps, games=g,
+    )
+
+
+def test_a_late_competition_publishes_one_correcting_edition_with_its_diff(tmp_path: Path) -> None:
+    db = warehouse.get_engine(f"sqlite:///{tmp_path / 'w.db'}")
+    seed = pl.DataFrame({"player_id": ["1", "2", "3"], "name": ["Anna", "Berta", "Carme"],
+                         "rating": [1100.0, 1200.0, 1000.0], "games": [60, 60, 60], "as_of": date(2025, 9, 1),
+                         "last_played": "2024-25"})
+    warehouse.load_seed(db, "ajusc", seed, source="s.ratings.csv", source_sha256="s", edition=190)
+    config = federation_config("ajusc")
+    _rate_and_publish(db, "ajusc", _one("A", "2025-10-04", [("1", "2", 1.0), ("2", "3", 0.5)]), config,
+                      date(2025, 10, 5))
+    _rate_and_publish(db, "ajusc", _one("C", "2025-12-06", [("1", "3", 0.0)]), config, date(2025, 12, 7))
+    assert warehouse.editions(db, "ajusc").get_column("edition").to_list() == [191, 192]
+    first_lists = {e: warehouse.rating_list(db, "ajusc", edition=e) for e in (191, 192)}
+
+    # B ends between A and C, and arrives after C was published.
+    rated, done = _rate_and_publish(db, "ajusc", _one("B", "2025-11-08", [("2", "3", 1.0)]), config,
+                                    date(2026, 1, 10))
+    assert rated.cut == "2025-11-08|2025-11-08|B"
+    assert done.numbers == [193] and done.correcting == 193
+    editions = warehouse.editions(db, "ajusc")
+    assert editions.filter(pl.col("edition") == 193).row(0, named=True)["kind"] == "correcting"
+    assert editions.filter(pl.col("edition") == 193).get_column("as_of").to_list() == [date(2026, 1, 10)]
+    # The published editions are untouched; the diff says what changed in 192.
+    for e, frame in first_lists.items():
+        assert_frame_equal(warehouse.rating_list(db, "ajusc", edition=e), frame)
+    diff = warehouse.edition_corrections(db, "ajusc")
+    assert set(diff.get_column("edition").to_list()) == {192}
+    assert set(diff.get_column("player_id").to_list()) == {"2", "3"}
+    now = warehouse.rating_list(db, "ajusc", edition=193)
+    for row in diff.iter_rows(named=True):
+        assert row["published"] == first_lists[192].filter(pl.col("player_id") == row["player_id"])["rating"][0]
+        assert row["now"] == now.filter(pl.col("player_id") == row["player_id"])["rating"][0]
+        assert row["reason"] == "B"
+    # What was in force on a past date is still what was published then.
+    assert_frame_equal(warehouse.rating_list(db, "ajusc", as_of=date(2025, 12, 31)), first_lists[192])
+
+    # The same history rated at once gives the corrected figures.
+    other = warehouse.get_engine(f"sqlite:///{tmp_path / 'full.db'}")
+    warehouse.load_seed(other, "ajusc", seed, source="s.ratings.csv", source_sha256="s", edition=190)
+    batch = [_one(c, d, g) for c, d, g in (("A", "2025-10-04", [("1", "2", 1.0), ("2", "3", 0.5)]),
+                                          ("B", "2025-11-08", [("2", "3", 1.0)]), ("C", "2025-12-06", [("1", "3", 0.0)]))]
+    together = FederationBatch(
+        federation="ajusc", files=pl.concat([b.files for b in batch]),
+        competitions=pl.concat([b.competitions for b in batch]), games=pl.concat([b.games for b in batch]),
+    )
+    _rate_and_publish(other, "ajusc", together, config, date(2026, 1, 10), full=True)
+    assert warehouse.editions(other, "ajusc").get_column("edition").to_list() == [191, 192, 193]
+    assert_frame_equal(
+        warehouse.rating_list(other, "ajusc", edition=193).select("player_id", "rating").sort("player_id"),
+        now.select("player_id", "rating").sort("player_id"),
+    )
+
+
+def test_advance_state_ends_where_the_engine_ends() -> None:
+    """The state rebuilt from the rating changes equals the engine's own final state."""
+    comps = pl.DataFrame({"competition_id": ["A", "B"], "start_date": [date(2025, 10, 4), date(2026, 9, 12)],
+                          "end_date": [date(2025, 10, 4), date(2026, 9, 12)]})
+    games = pl.DataFrame({"competition_id": ["A", "A", "B"], "round": [1, 2, 1], "player_a": ["1", "2", "4"],
+                          "player_b": ["2", "3", "1"], "score_a": [1.0, 0.5, 0.0]})
+    start = pl.DataFrame({"player_id": ["1", "2", "3", "9"], "name": ["A", "B", "C", "I"],
+                          "rating": [1100.0, 1200.0, 1000.0, 1300.0], "games": [60, 8, 60, 70],
+                          "last_played": ["2024-25", None, "2021-22", None], "status": [None, None, None, "inactive"]})
+    for fed in ("ajusc", "egf"):
+        newcomer = pl.DataFrame({"player_id": ["4"], "declared_rank": ["3k"]})
+        run = engine.rate_history(fed, comps.with_columns(pl.lit("A").alias("event_class")), games, start,
+                                  players=newcomer)
+        state = engine.advance_state(
+            fed, engine.state_from_seed(start), run.changes.join(comps, on="competition_id"),
+        )
+        cols = ["player_id", "rating", "games", "last_played", "as_of"]
+        assert_frame_equal(state.select(cols).sort("player_id"), run.ratings.select(cols).sort("player_id"))
+        day = date(2026, 9, 30)
+        assert_frame_equal(
+            engine.rating_list(fed, state, as_of=day).drop("name"), engine.rating_list(fed, run.ratings, as_of=day).drop("name")
+        )
+
+
+@pytest.mark.parametrize("publication", ["per-competition", "monthly"])
+def test_points_sort_in_rating_order(publication: str) -> None:
+    comps = pl.DataFrame({"competition_id": ["b", "a", "c"], "start_date": [date(2025, 1, 5), date(2025, 1, 5), None],
+                          "end_date": [date(2025, 1, 6), date(2025, 1, 6), date(2024, 12, 30)]})
+    points = engine.competition_points(comps, publication)
+    ordered = points.sort("point", maintain_order=True).get_column("competition_id").to_list()
+    assert ordered == (["c", "a", "b"] if publication == "per-competition" else ["c", "b", "a"])
