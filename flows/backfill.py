@@ -23,6 +23,7 @@ from tasks.ingest import FederationBatch
 from tasks.load import load_federation
 from tasks.publish import publish_federation
 from tasks.rate import rate_federation
+from tasks.site import publish_site
 
 
 @dataclass
@@ -62,6 +63,7 @@ def backfill(
     warehouse_url: str | None = None,
     as_of: date | None = None,
     reports_dir: str = "reports",
+    site_dir: str | None = "site",
 ) -> BackfillSummary:
     """Re-rate ``federation`` and report the changes dated from ``from_date`` (to ``to_date``)."""
     logger = get_run_logger()
@@ -90,4 +92,6 @@ def backfill(
         ),
     )
     logger.info("%s", summary)
+    if site_dir:
+        publish_site(warehouse_url, site_dir, federation, day)
     return summary

@@ -22,6 +22,7 @@ from tasks.ingest import FILES_SCHEMA, ingest_inbox
 from tasks.load import load_federation
 from tasks.publish import Published, publish_federation
 from tasks.rate import rate_federation
+from tasks.site import publish_site
 from tasks.validate import validate_batch
 
 
@@ -47,6 +48,7 @@ def nightly(
     as_of: date | None = None,
     reports_dir: str = "reports",
     gx_root: str | None = None,
+    site_dir: str | None = "site",
 ) -> NightlyRun:
     """Process every new file of ``inbox`` for every federation (or only ``federation``).
 
@@ -67,6 +69,8 @@ def nightly(
     gx_root
         Folder of the file-based Great Expectations project (Data Docs); ``None``: an
         ephemeral context.
+    site_dir
+        Folder of the static publication site, regenerated at the end; ``None``: no site.
     """
     logger = get_run_logger()
     as_of = as_of or date.today()
@@ -113,5 +117,7 @@ def nightly(
                 len(summary.files_skipped))
     if gx_root:
         validations.build_data_docs(Path(gx_root))
+    if site_dir:
+        publish_site(warehouse_url, site_dir, federation, as_of)
     return summary
 
