@@ -81,6 +81,7 @@ def _environment() -> Any:
     env.filters["signed"] = fmt_signed
     env.filters["num"] = fmt_num
     env.filters["page"] = page_name
+    env.filters["plusminus"] = fmt_plusminus
     return env
 
 
@@ -114,6 +115,19 @@ def fmt_signed(value: float | None, digits: int = 0) -> str:
     if float(text) == 0:
         return f"{0:.{digits}f}"
     return text.replace("-", "\u2212")
+
+
+def fmt_plusminus(value: float | None) -> str:
+    """A change as a term of a sum (``+ 5.03``, ``− 2.50``).
+
+    Examples
+    --------
+    >>> fmt_plusminus(5.031), fmt_plusminus(-2.5), fmt_plusminus(0.0)
+    ('+ 5.03', '− 2.50', '+ 0.00')
+    """
+    if value is None:
+        return ""
+    return f"{'−' if value < 0 and round(value, 2) != 0 else '+'} {abs(value):.2f}"
 
 
 def fmt_num(value: float | None, digits: int = 2) -> str:
