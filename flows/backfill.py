@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 
 import polars as pl
 from prefect import flow, get_run_logger, task
@@ -25,6 +26,7 @@ from tasks.ingest import FederationBatch
 from tasks.load import load_federation
 from tasks.publish import publish_federation
 from tasks.rate import rate_federation
+from tasks.site import publish_site
 
 
 @dataclass
@@ -65,6 +67,7 @@ def backfill(
     warehouse_url: str | None = None,
     as_of: date | None = None,
     reports_dir: str = "reports",
+    site_dir: str | None = "",
 ) -> BackfillSummary:
     """Re-rate ``federation`` and report the changes dated from ``from_date`` (to ``to_date``)."""
     logger = get_run_logger()
@@ -96,4 +99,8 @@ def backfill(
         ),
     )
     logger.info("%s", summary)
+    if site_dir is not None:
+        # "" (the default): the site lives beside the reports folder, as ``ratings run`` puts it.
+        site_dir = site_dir or str(Path(reports_dir).parent / "site")
+        publish_site(warehouse_url, site_dir, federation, day)
     return summary

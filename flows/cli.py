@@ -58,6 +58,8 @@ WarehouseOpt = Annotated[
     typer.Option("--warehouse", help="Warehouse URL (default: $RATINGS_WAREHOUSE_URL or sqlite:///ratings.db)."),
 ]
 FederationOpt = Annotated[Optional[str], typer.Option("--federation", help="Federation id: ajusc, fide, egf.")]
+SiteOpt = Annotated[Path, typer.Option("--site", help="Folder of the static publication site, regenerated after the run.")]
+NoSiteOpt = Annotated[bool, typer.Option("--no-site", help="Do not regenerate the publication site.")]
 
 
 class ListFormat(str, Enum):
@@ -158,6 +160,8 @@ def run(
     as_of: Annotated[Optional[str], typer.Option("--as-of", help="Date of the published lists (YYYY-MM-DD).")] = None,
     reports: Annotated[Path, typer.Option(help="Folder for the organisers' reports.")] = Path("reports"),
     gx_root: Annotated[Optional[Path], typer.Option("--gx-root", help="Great Expectations project folder (Data Docs).")] = None,
+    site: SiteOpt = Path("site"),
+    no_site: NoSiteOpt = False,
 ) -> None:
     """The nightly job, one shot: ingest, validate, rate, load, publish."""
     from flows.config import federation_config
@@ -173,6 +177,7 @@ def run(
     summary = nightly(
         inbox=str(inbox), warehouse_url=warehouse_url, federation=federation, as_of=day,
         reports_dir=str(reports), gx_root=str(gx_root) if gx_root else None,
+        site_dir=None if no_site else str(site),
     )
     _print_summary(summary)
 
@@ -253,6 +258,8 @@ def backfill(
     from_: Annotated[str, typer.Option("--from", help="Re-rate from this date (YYYY-MM-DD).")],
     to: Annotated[Optional[str], typer.Option("--to", help="Report changes up to this date.")] = None,
     warehouse_url: WarehouseOpt = None,
+    site: SiteOpt = Path("site"),
+    no_site: NoSiteOpt = False,
 ) -> None:
     """Re-rate history from a date and republish the list."""
     from flows.config import federation_config
@@ -263,7 +270,8 @@ def backfill(
     _engine(warehouse_url)
     from flows.backfill import backfill as backfill_flow
 
-    result = backfill_flow(federation=federation, from_date=start, to_date=end, warehouse_url=warehouse_url)
+    result = backfill_flow(federation=federation, from_date=start, to_date=end, warehouse_url=warehouse_url,
+                           site_dir=None if no_site else str(site))
     typer.echo(
         f"{federation}: {result.competitions_rerated} competition(s) re-rated from {start}, "
         f"{result.changes_differing} rating change(s) differ, "
@@ -410,6 +418,30 @@ def list_html(frame, title: str) -> str:  # type: ignore[no-untyped-def]
         f"<body><h1>{escape(title)}</h1>\n<table><thead><tr>{head}</tr></thead><tbody>\n{body}\n"
         "</tbody></table></body></html>\n"
     )
+
+
+@app.command()
+@_friendly
+def site(
+    out: Annotated[Path, typer.Option("--out", help="Folder of the site (created if missing).")],
+    federation: FederationOpt = None,
+    warehouse_url: WarehouseOpt = None,
+) -> None:
+    """Generate the static publication site (lists, editions, players, competitions) from the warehouse."""
+    from flows.config import federation_config
+    from tasks.site import generate_site
+
+    if federation is not None:
+        federation_config(federation)
+    _engine(warehouse_url)
+    result = generate_site(warehouse_url, out, federation)
+    counts = ", ".join(
+        f"{fed}: {result.editions[fed]} edition(s), {result.players[fed]} player card(s), "
+        f"{result.competitions[fed]} competition page(s)" for fed in result.federations
+    ) or "no federation has a published list yet"
+    typer.echo(f"site {out}: {counts}; {result.pages} page(s), {result.written} written, "
+               f"{result.removed} removed in {result.seconds:.1f} s")
+    typer.echo(f"open {(result.out / 'index.html').resolve().as_uri()}")
 
 
 @app.command()

@@ -24,6 +24,7 @@ from tasks.ingest import FILES_SCHEMA, ingest_inbox
 from tasks.load import load_federation
 from tasks.publish import Published, publish_federation
 from tasks.rate import rate_federation
+from tasks.site import publish_site
 from tasks.validate import validate_batch
 
 
@@ -51,6 +52,7 @@ def nightly(
     as_of: date | None = None,
     reports_dir: str = "reports",
     gx_root: str | None = None,
+    site_dir: str | None = "",
 ) -> NightlyRun:
     """Process every new file of ``inbox`` for every federation (or only ``federation``).
 
@@ -71,6 +73,9 @@ def nightly(
     gx_root
         Folder of the file-based Great Expectations project (Data Docs); ``None``: an
         ephemeral context.
+    site_dir
+        Folder of the static publication site, regenerated at the end; ``""`` (default):
+        ``site/`` beside ``reports_dir``; ``None``: no site.
     """
     logger = get_run_logger()
     as_of = as_of or date.today()
@@ -136,5 +141,9 @@ def nightly(
                 len(summary.files_skipped))
     if gx_root:
         validations.build_data_docs(Path(gx_root))
+    if site_dir is not None:
+        # "" (the default): the site lives beside the reports folder, as ``ratings run`` puts it.
+        site_dir = site_dir or str(Path(reports_dir).parent / "site")
+        publish_site(warehouse_url, site_dir, federation, as_of)
     return summary
 

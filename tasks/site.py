@@ -1,0 +1,54 @@
+"""Publish the static site: every list, edition, player and competition as pages.
+
+One coarse task (the whole site, or one federation's part of it): the site is
+generated from the warehouse after the night's publication, so it always shows
+what the warehouse holds. Pages whose content did not change are not rewritten.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from prefect import get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+import warehouse
+import website
+from warehouse.site import site_federations
+from flows.config import federations as configured
+
+
+def site_names() -> dict[str, dict[str, object]]:
+    """Name, game and system of each configured federation (shown where the warehouse has none)."""
+    return {fed: {k: table[k] for k in ("name", "game", "system") if k in table}
+            for fed, table in configured().items()}
+
+
+def generate_site(
+    warehouse_url: str | None, site_dir: str | Path, federation: str | None = None, as_of: date | None = None,
+) -> website.SiteResult:
+    """Generate the site (pure; the task below adds logging). Only federations with an edition get pages."""
+    db = warehouse.get_engine(warehouse_url)
+    return website.build_site(
+        db, Path(site_dir), federations=[federation] if federation else None,
+        names=site_names(), generated=as_of,
+    )
+
+
+@task(name="publish_site", cache_policy=NO_CACHE)
+def publish_site(
+    warehouse_url: str | None, site_dir: str, federation: str | None = None, as_of: date | None = None,
+) -> website.SiteResult | None:
+    """Regenerate ``site_dir`` from the warehouse; None when no federation has a list yet."""
+    logger = get_run_logger()
+    db = warehouse.get_engine(warehouse_url)
+    if federation is not None and federation not in site_federations(db).get_column("federation").to_list():
+        logger.info("site: %s has no published edition yet, nothing to publish", federation)
+        return None
+    result = generate_site(warehouse_url, site_dir, federation, as_of)
+    logger.info(
+        "site %s: %d page(s), %d written, %d removed in %.1f s",
+        result.out, result.pages, result.written, result.removed, result.seconds,
+    )
+    return result

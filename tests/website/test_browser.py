@@ -1,0 +1,173 @@
+"""The site in a real browser: Debian's Chromium, driven by Playwright, from ``file://``.
+
+Skipped where ``/usr/bin/chromium`` is absent, except under
+``RATINGS_REQUIRE_BROWSER=1`` (set by ``.ci/run``), where that is a failure.
+Never ``playwright install``: it downloads a browser, which cannot work here.
+Screenshots of the list, a card and a competition page are saved under the
+test's temporary folder (``screenshots``) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import warehouse
+from tests.website.conftest import FED, PATH_ID, SCRIPT_NAME, SmallSeason
+from website import page_name
+
+CHROMIUM = Path(os.environ.get("RATINGS_CHROMIUM", "/usr/bin/chromium"))
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--no-first-run", "--disable-sync"]
+
+
+def _browser_required() -> bool:
+    return os.environ.get("RATINGS_REQUIRE_BROWSER", "") not in ("", "0", "false", "no")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.is_file():
+        reason = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+        if _browser_required():
+            pytest.fail(f"browser required (RATINGS_REQUIRE_BROWSER=1) but {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield browser
+        browser.close()
+
+
+class Watched:
+    """A page whose console errors, page errors, dialogs and non-``file://`` requests are recorded."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("console", lambda m: self.errors.append(f"console {m.type}: {m.text}")
+                if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+        page.on("request", lambda r: self.requests.append(r.url))
+        page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+
+    def check(self) -> None:
+        assert self.errors == []
+        assert self.dialogs == [], "a script from user text ran"
+        leaving = [u for u in self.requests if not u.startswith("file://")]
+        assert leaving == [], f"requests left file://: {leaving}"
+
+
+@pytest.fixture
+def watched(browser: Any) -> Iterator[Watched]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    # Anything that is not a local file is refused (and recorded by Watched first).
+    context.route(lambda url: not url.startswith("file://"), lambda route: route.abort())
+    page = context.new_page()
+    yield Watched(page)
+    context.close()
+
+
+def _visible_ids(page: Any) -> list[str]:
+    return page.eval_on_selector_all("#list tr[data-s]:not([hidden])", "rows => rows.map(r => r.cells[2].textContent)")
+
+
+def _plot_points(page: Any) -> dict[str, Any]:
+    return page.evaluate("""() => {
+        const canvas = document.querySelector('#history-chart canvas');
+        if (!canvas) return null;
+        const chart = Chart.getChart(canvas);
+        const drawn = chart.getDatasetMeta(0).data.filter((p, i) => chart.data.datasets[0].data[i] !== null);
+        const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+        let inked = 0;
+        for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) inked++;
+        return {labels: chart.data.labels.length, points: drawn.length, inked: inked,
+                width: canvas.width, height: canvas.height};
+    }""")
+
+
+def test_index_search_card_and_plot(watched: Watched, small_site: Path, small_season: SmallSeason,
+                                    tmp_path: Path) -> None:
+    page = watched.page
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    page.goto((small_site / "index.html").as_uri())
+    page.click(f"a[href='{FED}/index.html']")
+    assert page.url.endswith(f"/{FED}/index.html")
+    assert len(_visible_ids(page)) == 8
+    page.fill("#list-filter input[type=search]", "newcomer")
+    assert _visible_ids(page) == ["8"]
+    assert page.locator("#list-filter output").inner_text() == "1 of 8 players"
+    page.fill("#list-filter input[type=search]", "")
+    page.select_option("#list-filter select[name=status]", "provisional")
+    assert _visible_ids(page) == ["8"]
+    page.select_option("#list-filter select[name=status]", "")
+    page.fill("#list-filter input[type=search]", "path tr")
+    assert _visible_ids(page) == [PATH_ID]
+    page.screenshot(path=str(shots / "list.png"), full_page=True)
+    page.click("#list tr[data-s]:not([hidden]) a")
+    assert page.url.endswith(f"/players/{page_name(PATH_ID)}")
+    page.wait_for_function("() => document.querySelector('#history-chart canvas') !== null")
+    plot = _plot_points(page)
+    db = warehouse.get_engine(small_season.url)
+    editions = warehouse.site.site_editions(db, FED)
+    listed = warehouse.site.site_entries(db, FED).filter(pl.col("player_id") == PATH_ID).height
+    assert plot["labels"] == editions.height == 3
+    assert plot["points"] == listed == 3
+    assert plot["inked"] > 1000, "the canvas is blank"
+    page.screenshot(path=str(shots / "card.png"), full_page=True)
+    # A newcomer of the second competition: a point for each edition listed on, the axis has them all.
+    page.goto((small_site / FED / "players" / page_name("8")).as_uri())
+    page.wait_for_function("() => document.querySelector('#history-chart canvas') !== null")
+    plot = _plot_points(page)
+    assert (plot["labels"], plot["points"]) == (3, 2)
+    page.goto((small_site / FED / "competitions" / page_name("C/2 <x>")).as_uri())
+    assert page.locator("h1 bdi").inner_text().startswith("Open <img src=x onerror=alert(2)>")
+    page.screenshot(path=str(shots / "competition.png"), full_page=True)
+    page.goto((small_site / FED / "overview.html").as_uri())
+    page.wait_for_function("() => document.querySelectorAll('.chart-box canvas').length === 2")
+    page.screenshot(path=str(shots / "overview.png"), full_page=True)
+    watched.check()
+    assert sorted(p.name for p in shots.iterdir()) == ["card.png", "competition.png", "list.png", "overview.png"]
+    assert all(p.stat().st_size > 10_000 for p in shots.iterdir())
+
+
+def test_hostile_names_show_as_text(watched: Watched, small_site: Path) -> None:
+    page = watched.page
+    page.goto((small_site / FED / "index.html").as_uri())
+    assert page.get_by_text(SCRIPT_NAME, exact=True).count() == 1
+    assert page.evaluate("() => document.querySelectorAll('main script:not(.chart-data), main img, main b').length") == 0
+    page.goto((small_site / FED / "players" / page_name("3")).as_uri())
+    assert page.locator("h1 bdi.name").inner_text() == SCRIPT_NAME
+    assert "<img src=x onerror=alert(1)>" in page.locator("p.lead").inner_text()   # the club, as text
+    page.wait_for_function("() => document.querySelector('#history-chart canvas') !== null")
+    label = page.get_attribute("#history-chart canvas", "aria-label")
+    assert label == f"Rating of {SCRIPT_NAME} by edition"
+    watched.check()
+
+
+def test_every_page_loads_cleanly(watched: Watched, small_site: Path) -> None:
+    for path in sorted(small_site.rglob("*.html")):
+        watched.page.goto(path.as_uri())
+        watched.page.wait_for_load_state("load")
+    watched.check()
+
+
+def test_the_list_reads_without_javascript(browser: Any, small_site: Path) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto((small_site / FED / "index.html").as_uri())
+    assert page.locator("#list tr[data-s]").count() == 8
+    assert page.locator("#list tr[data-s]").first.is_visible()
+    assert not page.locator("#list-filter").is_visible()   # no dead search box without the script
+    page.goto((small_site / FED / "players" / page_name("1")).as_uri())
+    assert page.locator("#editions-table tbody tr").count() == 3   # the plot's figures, as a table
+    context.close()

@@ -1,0 +1,201 @@
+"""The generated site shows what the warehouse holds, escapes what organisers wrote,
+and rewrites only what changed."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+import pytest
+import sqlalchemy as sa
+
+import warehouse
+import website
+from tests.website.conftest import (
+    CONTROL_NAME,
+    FED,
+    HOSTILE_COMPETITION,
+    PATH_ID,
+    QUOTES_NAME,
+    RTL_NAME,
+    SCRIPT_NAME,
+    SmallSeason,
+    build_small_season,
+)
+from tests.website.pages import charts, list_rows, row_links
+from website import page_name
+
+
+def _pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def test_every_page_is_there(small_site: Path, small_season: SmallSeason) -> None:
+    fed = small_site / FED
+    for page in ("index.html", "overview.html", "editions/index.html", "editions/1.html", "editions/3.html"):
+        assert (fed / page).is_file(), page
+    assert (small_site / "index.html").is_file()
+    assert len(list((fed / "players").glob("*.html"))) == 8
+    assert sorted(p.name for p in (fed / "competitions").glob("*.html")) == sorted(
+        page_name(cid) for cid, _, _ in small_season.competitions)
+    for asset in ("site.js", "site.css", "chart.umd.min.js", "LICENSE.chart.js.md"):
+        assert (small_site / "static" / asset).is_file()
+
+
+def test_every_local_link_resolves(small_site: Path) -> None:
+    import re
+
+    for page in _pages(small_site):
+        text = page.read_text(encoding="utf-8")
+        for href in re.findall(r'(?:href|src)="([^"]+)"', text):
+            assert "://" not in href, f"{page}: {href} leaves the site"
+            target = (page.parent / href.split("#")[0]).resolve()
+            assert target.is_file(), f"{page.relative_to(small_site)} links to missing {href}"
+            assert target.is_relative_to(small_site.resolve())
+
+
+def test_nothing_loads_from_the_network(small_site: Path) -> None:
+    for page in [*_pages(small_site), *(small_site / "static").glob("site.*")]:
+        text = page.read_text(encoding="utf-8")
+        assert "http://" not in text and "https://" not in text and "//cdn" not in text, page
+
+
+def test_the_list_equals_the_published_list(small_site: Path, small_season: SmallSeason) -> None:
+    published = warehouse.rating_list(warehouse.get_engine(small_season.url), FED)
+    rows = list_rows(small_site / FED / "index.html")
+    result = pl.DataFrame(
+        {"player_id": [r[2] for r in rows], "rating": [float(r[3]) for r in rows],
+         "rank": [int(r[0]) if r[0] else None for r in rows], "status": [r[6] for r in rows]},
+        schema_overrides={"rank": pl.Int64},
+    )
+    expected = published.select("player_id", pl.col("rating").round(0), "rank", "status")
+    from polars.testing import assert_frame_equal
+
+    assert_frame_equal(result.sort("player_id"), expected.sort("player_id"))
+
+
+def test_each_edition_page_equals_the_list_as_of_its_date(small_site: Path, small_season: SmallSeason) -> None:
+    db = warehouse.get_engine(small_season.url)
+    for number, (_, end, _) in enumerate(small_season.competitions, start=1):
+        published = warehouse.rating_list(db, FED, as_of=end)
+        rows = list_rows(small_site / FED / "editions" / f"{number}.html")
+        assert {r[2]: float(r[3]) for r in rows} == dict(zip(
+            published.get_column("player_id"), published.get_column("rating").round(0), strict=True))
+
+
+def test_card_plot_has_one_point_per_edition_listed(small_site: Path, small_season: SmallSeason) -> None:
+    db = warehouse.get_engine(small_season.url)
+    editions = warehouse.site.site_editions(db, FED)
+    lists = [warehouse.rating_list(db, FED, as_of=d) for d in editions.get_column("as_of")]
+    for player_id in ("1", "8", PATH_ID):
+        (chart,) = charts(small_site / FED / "players" / page_name(player_id))
+        assert chart["labels"] == editions.get_column("edition").to_list()
+        expected = []
+        for lst in lists:
+            mine = lst.filter(pl.col("player_id") == player_id).get_column("rating").to_list()
+            expected.append(mine[0] if mine else None)
+        assert chart["ratings"] == expected
+    # The newcomer of the second competition is not on the first edition.
+    (chart,) = charts(small_site / FED / "players" / page_name("8"))
+    assert chart["ratings"][0] is None and all(v is not None for v in chart["ratings"][1:])
+
+
+def test_contributions_add_up_to_the_change(small_site: Path, small_season: SmallSeason) -> None:
+    import re
+
+    db = warehouse.get_engine(small_season.url)
+    changes = warehouse.rating_changes(db, FED)
+    card = (small_site / FED / "players" / page_name("3")).read_text(encoding="utf-8")
+    totals = re.findall(r'<td class="num total" data-change="([^"]+)">([^<]+)</td>', card)
+    mine = changes.filter(pl.col("player_id") == "3")
+    assert len(totals) == mine.height == 3
+    for change, shown in totals:
+        assert float(shown.replace("\u2212", "-")) == pytest.approx(float(change), abs=0.005)
+    assert sorted(round(float(c), 6) for c, _ in totals) == sorted(round(c, 6) for c in mine.get_column("change"))
+
+
+def test_hostile_text_is_escaped_everywhere(small_site: Path) -> None:
+    for page in _pages(small_site):
+        text = page.read_text(encoding="utf-8")
+        assert "<script>alert" not in text and "<img src=x" not in text and "<b>sons" not in text, page
+        assert not any(ch in text for ch in "\x00\x07\x1b\x7f"), page
+    card = (small_site / FED / "players" / page_name("3")).read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(&#39;pwned&#39;)&lt;/script&gt;" in card
+    assert "&lt;img src=x onerror=alert(1)&gt;" in card      # the club
+    # Inside the chart's JSON block the name cannot close the script element.
+    assert "\\u003cscript\\u003e" in card
+    lst = (small_site / FED / "index.html").read_text(encoding="utf-8")
+    assert "O&#39;Brien &#34;the rock&#34; &amp; &lt;b&gt;sons&lt;/b&gt;" in lst
+    assert "Bell\ufffdEsc\ufffdDel\ufffdEnd" in lst
+    assert f"<bdi>{RTL_NAME}</bdi>" in lst                   # kept, but isolated from the row
+    comp = (small_site / FED / "competitions" / page_name("C/2 <x>")).read_text(encoding="utf-8")
+    assert "Open &lt;img src=x onerror=alert(2)&gt; &#34;quoted&#34;" in comp
+    assert "spelt" in comp                                     # the finding, with the fix
+
+
+def test_ids_with_path_tricks_stay_inside(small_site: Path) -> None:
+    assert (small_site / FED / "players" / page_name(PATH_ID)).is_file()
+    assert page_name(PATH_ID).startswith("~")
+    assert not (small_site.parent / "escape.html").exists()
+    links = row_links(small_site / FED / "index.html")
+    assert f"players/{page_name(PATH_ID)}" in links
+
+
+def test_a_second_run_writes_nothing_and_removes_stale_pages(small_site: Path, small_season: SmallSeason,
+                                                            tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(small_site, site)
+    stale = site / FED / "players" / "gone.html"
+    stale.write_text("a player no longer in the warehouse", encoding="utf-8")
+    before = {p: p.stat().st_mtime_ns for p in _pages(site) if p != stale}
+    result = website.build_site(warehouse.get_engine(small_season.url), site, generated=date(2026, 1, 1))
+    assert result.written == 0 and result.removed == 1 and not stale.exists()
+    assert result.pages == len(before)
+    assert {p: p.stat().st_mtime_ns for p in _pages(site)} == before
+
+
+def test_correction_diffs_show_on_their_edition(small_season: SmallSeason, tmp_path: Path) -> None:
+    """When the warehouse keeps a diff of corrected editions, the correcting edition shows it."""
+    url = f"sqlite:///{tmp_path / 'corrected.db'}"
+    shutil.copy(small_season.url.removeprefix("sqlite:///"), tmp_path / "corrected.db")
+    db = warehouse.get_engine(url)
+    with db.begin() as conn:
+        conn.execute(sa.text(
+            "CREATE TABLE rating_list_corrections (federation TEXT, edition INTEGER, corrects_edition INTEGER, "
+            "player_id TEXT, published REAL, now REAL)"))
+        conn.execute(sa.text("INSERT INTO rating_list_corrections VALUES "
+                             "('ajusc', 3, 2, '4', 1096, 1101), ('egf', 3, 2, 'x', 1, 2)"))
+    website.build_site(db, tmp_path / "site")
+    page = (tmp_path / "site" / FED / "editions" / "3.html").read_text(encoding="utf-8")
+    assert "Corrections in this edition" in page and "1101" in page and "corrects_edition" in page
+    assert "Corrections in this edition" not in (tmp_path / "site" / FED / "editions" / "2.html").read_text()
+
+
+def test_postgresql_gives_the_same_site(small_site: Path, postgres_url: str, tmp_path: Path) -> None:
+    build_small_season(postgres_url)
+    website.build_site(warehouse.get_engine(postgres_url), tmp_path / "pg", generated=date(2026, 1, 1))
+    ours = {p.relative_to(small_site): p.read_bytes() for p in _pages(small_site)}
+    theirs = {p.relative_to(tmp_path / "pg"): p.read_bytes() for p in _pages(tmp_path / "pg")}
+    assert ours.keys() == theirs.keys()
+    differing = [str(k) for k in ours if ours[k] != theirs[k]]
+    assert differing == []
+
+
+def test_user_mistakes_are_one_line_errors(small_season: SmallSeason, tmp_path: Path) -> None:
+    db = warehouse.get_engine(small_season.url)
+    afile = tmp_path / "a-file"
+    afile.write_text("x")
+    with pytest.raises(website.SiteError, match="is a file, not a folder"):
+        website.build_site(db, afile)
+    with pytest.raises(website.SiteError, match=r"'fide' has no published edition .*published: ajusc"):
+        website.build_site(db, tmp_path / "s", federations=["fide"])
+
+
+def test_names_are_the_players_not_the_hostile_competition(small_site: Path) -> None:
+    rows = list_rows(small_site / FED / "index.html")
+    names = {r[2]: r[1] for r in rows}
+    assert names["3"] == SCRIPT_NAME and names["4"] == QUOTES_NAME
+    assert names["5"] == "Bell\ufffdEsc\ufffdDel\ufffdEnd"
+    assert HOSTILE_COMPETITION not in names.values()

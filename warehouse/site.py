@@ -1,0 +1,298 @@
+"""Read queries for the publication site (``website``): whole tables per federation, once.
+
+The site renders thousands of pages from a few frames, so every function here
+reads one federation's rows in one query (a per-player query would cost more
+than the rendering). Everything returned is a polars frame with a fixed schema;
+SQLAlchemy stays in this package.
+
+Tables that another part of the warehouse may add later (a correction diff of
+published editions, extra columns on ``rating_lists``) are read when they exist
+and are otherwise empty, so the site shows them as soon as they land.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from formats.schema import FINDINGS_SCHEMA, RATING_LIST_SCHEMA
+from warehouse.bulk import read_frame
+from warehouse.models import (
+    Competition,
+    Explanation,
+    Federation,
+    Finding,
+    Game,
+    Load,
+    Player,
+    RatingChange,
+    RatingList,
+    RatingListEntry,
+)
+
+__all__ = [
+    "CORRECTION_TABLES",
+    "EDITIONS_SCHEMA",
+    "ENTRIES_SCHEMA",
+    "site_changes",
+    "site_competitions",
+    "site_corrections",
+    "site_editions",
+    "site_entries",
+    "site_explanations",
+    "site_federations",
+    "site_findings",
+    "site_last_load",
+    "site_players",
+]
+
+_C = Competition.__table__.c  # type: ignore[attr-defined]
+_G = Game.__table__.c  # type: ignore[attr-defined]
+_F = Finding.__table__.c  # type: ignore[attr-defined]
+_P = Player.__table__.c  # type: ignore[attr-defined]
+_RC = RatingChange.__table__.c  # type: ignore[attr-defined]
+_X = Explanation.__table__.c  # type: ignore[attr-defined]
+_RL = RatingList.__table__.c  # type: ignore[attr-defined]
+_RLE = RatingListEntry.__table__.c  # type: ignore[attr-defined]
+_FED = Federation.__table__.c  # type: ignore[attr-defined]
+_LOAD = Load.__table__.c  # type: ignore[attr-defined]
+
+#: One row per published edition, in publication order (``as_of``, then ``edition``).
+EDITIONS_SCHEMA: dict[str, pl.DataType] = {
+    "list_id": pl.Int64(),
+    "edition": pl.Int64(),
+    "as_of": pl.Date(),
+    "published_at": pl.Utf8(),
+    "n_players": pl.Int64(),
+}
+
+#: Every line of every edition: the edition's ``list_id`` and ``position``, then RATING_LIST_SCHEMA.
+ENTRIES_SCHEMA: dict[str, pl.DataType] = {
+    "list_id": pl.Int64(),
+    "position": pl.Int64(),
+    **{k: v for k, v in RATING_LIST_SCHEMA.items() if k != "federation"},
+}
+
+#: Tables where a correcting edition's diff (player, figure published, figure now) may be kept.
+CORRECTION_TABLES: tuple[str, ...] = (
+    "rating_list_corrections",
+    "edition_corrections",
+    "list_corrections",
+    "correction_diffs",
+)
+
+
+def site_federations(engine: Engine) -> pl.DataFrame:
+    """Federations that have at least one published edition: id, name, game, system."""
+    schema = {"federation": pl.Utf8(), "name": pl.Utf8(), "game": pl.Utf8(), "system": pl.Utf8()}
+    query = (
+        sa.select(_FED.id, _FED.name, _FED.game, _FED.system)
+        .where(sa.exists(sa.select(_RL.id).where(_RL.federation == _FED.id)))
+        .order_by(_FED.id)
+    )
+    with engine.connect() as conn:
+        return read_frame(conn, query, schema)
+
+
+def site_editions(engine: Engine, federation: str) -> pl.DataFrame:
+    """Every published edition of ``federation`` (EDITIONS_SCHEMA plus any column added later).
+
+    Columns of ``rating_lists`` beyond EDITIONS_SCHEMA and the checksum (say, the
+    edition a correcting edition corrects) are returned too, as text, after the
+    fixed ones.
+
+    Examples
+    --------
+    >>> import datetime as dt
+    >>> from warehouse import get_engine, publish_list
+    >>> engine = get_engine("sqlite://")
+    >>> lst = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1510.0], "rank": [1]})
+    >>> publish_list(engine, "ajusc", lst, as_of=dt.date(2025, 9, 1))
+    1
+    >>> site_editions(engine, "ajusc").select("edition", "as_of", "n_players").rows()
+    [(1, datetime.date(2025, 9, 1), 1)]
+    """
+    with engine.connect() as conn:
+        table = sa.Table("rating_lists", sa.MetaData(), autoload_with=conn)
+        known = {*EDITIONS_SCHEMA, "id", "federation", "content_sha256"}
+        extra = [c.name for c in table.columns if c.name not in known]
+        schema = {**EDITIONS_SCHEMA, **{name: pl.Utf8() for name in extra}}
+        query = (
+            sa.select(table.c.id, table.c.edition, table.c.as_of,
+                      sa.cast(table.c.published_at, sa.String), table.c.n_players,
+                      *(sa.cast(table.c[name], sa.String) for name in extra))
+            .where(table.c.federation == federation)
+            .order_by(table.c.as_of, table.c.edition)
+        )
+        return read_frame(conn, query, schema)
+
+
+def site_entries(engine: Engine, federation: str) -> pl.DataFrame:
+    """Every line of every edition of ``federation`` (ENTRIES_SCHEMA), by edition and position."""
+    query = (
+        sa.select(_RLE.list_id, _RLE.position, *(_RLE[k] for k in ENTRIES_SCHEMA if k not in ("list_id", "position")))
+        .where(_RLE.federation == federation)
+        .order_by(_RLE.list_id, _RLE.position)
+    )
+    with engine.connect() as conn:
+        return read_frame(conn, query, ENTRIES_SCHEMA)
+
+
+def site_players(engine: Engine, federation: str) -> pl.DataFrame:
+    """The federation's players: player_id, name, country, club."""
+    schema = {"player_id": pl.Utf8(), "name": pl.Utf8(), "country": pl.Utf8(), "club": pl.Utf8()}
+    query = sa.select(_P.player_id, _P.name, _P.country, _P.club).where(_P.federation == federation)
+    with engine.connect() as conn:
+        return read_frame(conn, query, schema)
+
+
+_COMPETITIONS_SCHEMA: dict[str, pl.DataType] = {
+    "competition_id": pl.Utf8(),
+    "name": pl.Utf8(),
+    "start_date": pl.Date(),
+    "end_date": pl.Date(),
+    "rounds": pl.Int64(),
+    "modality": pl.Utf8(),
+    "source": pl.Utf8(),
+    "version": pl.Int64(),
+    "status": pl.Utf8(),
+    "games": pl.Int64(),
+    "games_rated": pl.Int64(),
+    "load_id": pl.Int64(),
+}
+
+
+def site_competitions(engine: Engine, federation: str) -> pl.DataFrame:
+    """The current version of each competition, with its game counts, by end date.
+
+    Columns: competition_id, name, start_date, end_date, rounds, modality, source,
+    version, status (accepted | rejected | any status added later), games,
+    games_rated, load_id.
+    """
+    games = (
+        sa.select(
+            _G.competition_key.label("key"),
+            sa.func.count().label("games"),
+            sa.func.sum(sa.case((_G.rated.is_(False), 0), else_=1)).label("games_rated"),
+        )
+        .where(_G.federation == federation)
+        .group_by(_G.competition_key)
+        .subquery()
+    )
+    query = (
+        sa.select(_C.competition_id, _C.name, _C.start_date, _C.end_date, _C.rounds, _C.modality, _C.source,
+                  _C.version, _C.status, sa.func.coalesce(games.c.games, 0),
+                  sa.func.coalesce(games.c.games_rated, 0), _C.load_id)
+        .select_from(Competition.__table__)  # type: ignore[attr-defined]
+        .outerjoin(games, games.c.key == _C.id)
+        .where(_C.federation == federation, _C.status != "superseded")
+        .order_by(_C.end_date, _C.start_date, _C.competition_id)
+    )
+    with engine.connect() as conn:
+        return read_frame(conn, query, _COMPETITIONS_SCHEMA)
+
+
+def site_findings(engine: Engine, federation: str) -> pl.DataFrame:
+    """Findings of the current competition versions (FINDINGS_SCHEMA), in the order found."""
+    query = (
+        sa.select(*(_F[k] for k in FINDINGS_SCHEMA))
+        .select_from(Finding.__table__)  # type: ignore[attr-defined]
+        .join(Competition.__table__, _C.id == _F.competition_key)  # type: ignore[attr-defined]
+        .where(_F.federation == federation, _C.status != "superseded")
+        .order_by(_F.id)
+    )
+    with engine.connect() as conn:
+        return read_frame(conn, query, FINDINGS_SCHEMA)
+
+
+_CHANGES_SCHEMA: dict[str, pl.DataType] = {
+    "seq": pl.Int64(),
+    "competition_id": pl.Utf8(),
+    "period": pl.Utf8(),
+    "player_id": pl.Utf8(),
+    "rating_before": pl.Float64(),
+    "games": pl.Int64(),
+    "score": pl.Float64(),
+    "expected": pl.Float64(),
+    "k": pl.Float64(),
+    "change": pl.Float64(),
+    "rating_after": pl.Float64(),
+    "rule_set": pl.Utf8(),
+}
+
+
+def site_changes(engine: Engine, federation: str) -> pl.DataFrame:
+    """Every rating change of ``federation`` in rating order (``seq``, then RATING_CHANGES_SCHEMA less federation)."""
+    query = sa.select(*(_RC[k] for k in _CHANGES_SCHEMA)).where(_RC.federation == federation).order_by(_RC.seq)
+    with engine.connect() as conn:
+        return read_frame(conn, query, _CHANGES_SCHEMA)
+
+
+_EXPLANATIONS_SCHEMA: dict[str, pl.DataType] = {
+    "seq": pl.Int64(),
+    "competition_id": pl.Utf8(),
+    "period": pl.Utf8(),
+    "player_id": pl.Utf8(),
+    "round": pl.Int64(),
+    "opponent_id": pl.Utf8(),
+    "rating": pl.Float64(),
+    "opponent_rating": pl.Float64(),
+    "handicap": pl.Int64(),
+    "score": pl.Float64(),
+    "expected": pl.Float64(),
+    "k": pl.Float64(),
+    "contribution": pl.Float64(),
+    "rule_set": pl.Utf8(),
+}
+
+
+def site_explanations(engine: Engine, federation: str) -> pl.DataFrame:
+    """Every game-by-game explanation of ``federation``, in rating order (``seq``)."""
+    query = sa.select(*(_X[k] for k in _EXPLANATIONS_SCHEMA)).where(_X.federation == federation).order_by(_X.seq)
+    with engine.connect() as conn:
+        return read_frame(conn, query, _EXPLANATIONS_SCHEMA)
+
+
+def site_last_load(engine: Engine, federation: str) -> dict[str, Any] | None:
+    """The federation's latest results load (the last night that brought files), or None.
+
+    Keys: load_id, loaded_at (ISO text), files_loaded, files_skipped,
+    competitions_loaded, competitions_superseded, games_loaded.
+    """
+    query = (
+        sa.select(_LOAD.id.label("load_id"), sa.cast(_LOAD.loaded_at, sa.String).label("loaded_at"),
+                  _LOAD.files_loaded, _LOAD.files_skipped, _LOAD.competitions_loaded,
+                  _LOAD.competitions_superseded, _LOAD.games_loaded)
+        .where(_LOAD.federation == federation, _LOAD.kind == "results")
+        .order_by(_LOAD.id.desc())
+        .limit(1)
+    )
+    with engine.connect() as conn:
+        row = conn.execute(query).mappings().first()
+    return dict(row) if row is not None else None
+
+
+def site_corrections(engine: Engine, federation: str) -> pl.DataFrame | None:
+    """The correction diffs of published editions, when the warehouse keeps them (else None).
+
+    Reads the first of :data:`CORRECTION_TABLES` that exists, every column as text
+    (its shape belongs to the publication code), rows of ``federation`` only when
+    the table has a ``federation`` column.
+    """
+    with engine.connect() as conn:
+        names = set(sa.inspect(conn).get_table_names())
+        found = next((name for name in CORRECTION_TABLES if name in names), None)
+        if found is None:
+            return None
+        table = sa.Table(found, sa.MetaData(), autoload_with=conn)
+        columns = [c.name for c in table.columns]
+        query = sa.select(*(sa.cast(table.c[name], sa.String) for name in columns))
+        if "federation" in columns:
+            query = query.where(table.c.federation == federation)
+        order = [table.c[name] for name in ("id", "seq", "edition", "position", "player_id") if name in columns]
+        if order:
+            query = query.order_by(*order)
+        return read_frame(conn, query, {name: pl.Utf8() for name in columns})

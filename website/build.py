@@ -1,0 +1,568 @@
+"""Generate the static publication site from the warehouse.
+
+Layout of the output folder (every link relative, so it works from ``file://``
+and from any static host)::
+
+    index.html                          federations, latest editions, last night
+    static/                             site.css, site.js, Chart.js (vendored) + licence
+    <fed>/index.html                    the current edition (the list)
+    <fed>/overview.html                 rating distribution, activity over time
+    <fed>/editions/index.html           every edition, what changed from the previous one
+    <fed>/editions/<N>.html             one edition, in full, with its changes
+    <fed>/players/<id>.html             a player's card
+    <fed>/competitions/<id>.html        a competition: the organiser's report and its changes
+
+Pages are written only when their content changed (so a static host, rsync or
+a browser cache sees only the pages a night touched), and pages of players or
+competitions that no longer exist are removed.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import shutil
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+from markupsafe import Markup, escape
+
+from warehouse import site as queries
+from website.errors import SiteError
+from website.safe import page_name, visible
+
+if TYPE_CHECKING:  # the warehouse's engine type; SQLAlchemy itself stays in warehouse/
+    from sqlalchemy.engine import Engine
+
+__all__ = ["SiteResult", "STATUS_ORDER", "build_site"]
+
+#: The list's status sections, in the order the federations print them.
+STATUS_ORDER: tuple[str, ...] = ("active", "provisional", "inactive", "unrated")
+
+_STATIC = Path(__file__).resolve().parent / "static"
+_STATIC_FILES = ("site.css", "site.js", "chart.umd.min.js", "LICENSE.chart.js.md")
+
+
+@dataclass
+class SiteResult:
+    """What one generation did."""
+
+    out: Path                                   #: the site folder
+    federations: list[str] = field(default_factory=list)
+    pages: int = 0                              #: pages generated
+    written: int = 0                            #: pages whose content changed (written)
+    removed: int = 0                            #: stale pages removed
+    players: dict[str, int] = field(default_factory=dict)       #: federation -> player cards
+    competitions: dict[str, int] = field(default_factory=dict)  #: federation -> competition pages
+    editions: dict[str, int] = field(default_factory=dict)      #: federation -> editions
+    seconds: float = 0.0
+
+
+@functools.cache
+def _environment() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("website", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        finalize=visible,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["rating"] = fmt_rating
+    env.filters["signed"] = fmt_signed
+    env.filters["num"] = fmt_num
+    env.filters["page"] = page_name
+    env.filters["plusminus"] = fmt_plusminus
+    return env
+
+
+def _template(name: str) -> Any:
+    return _environment().get_template(name)
+
+
+# ------------------------------------------------------------------ number formats
+def fmt_rating(value: float | None) -> str:
+    """A published rating as ``ratings list`` prints it (no decimals).
+
+    Examples
+    --------
+    >>> fmt_rating(1066.0), fmt_rating(None), fmt_rating(2034.6)
+    ('1066', '', '2035')
+    """
+    return "" if value is None else f"{value:.0f}"
+
+
+def fmt_signed(value: float | None, digits: int = 0) -> str:
+    """A change with its sign (``+12``, ``−3``, ``0``).
+
+    Examples
+    --------
+    >>> fmt_signed(12.0), fmt_signed(-3.4), fmt_signed(0.0), fmt_signed(83.4297, 2)
+    ('+12', '−3', '0', '+83.43')
+    """
+    if value is None:
+        return ""
+    text = f"{value:+.{digits}f}"
+    if float(text) == 0:
+        return f"{0:.{digits}f}"
+    return text.replace("-", "\u2212")
+
+
+def fmt_plusminus(value: float | None) -> str:
+    """A change as a term of a sum (``+ 5.03``, ``− 2.50``).
+
+    Examples
+    --------
+    >>> fmt_plusminus(5.031), fmt_plusminus(-2.5), fmt_plusminus(0.0)
+    ('+ 5.03', '− 2.50', '+ 0.00')
+    """
+    if value is None:
+        return ""
+    return f"{'−' if value < 0 and round(value, 2) != 0 else '+'} {abs(value):.2f}"
+
+
+def fmt_num(value: float | None, digits: int = 2) -> str:
+    """A figure with ``digits`` decimals (empty for None)."""
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+# ------------------------------------------------------------------ writing
+class _Writer:
+    """Writes pages under ``root``, only when their bytes differ from what is there."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self.pages = 0
+        self.written = 0
+        self.seen: set[Path] = set()
+
+    def write(self, relative: str, text: str) -> None:
+        path = (self.root / relative).resolve()
+        # Every name below comes from page_name(); this is the belt to its braces.
+        if not path.is_relative_to(self.root):
+            raise SiteError(f"page {relative!r} would be written outside the site folder {self.root}")
+        data = text.encode("utf-8")
+        self.pages += 1
+        self.seen.add(path)
+        try:
+            if path.stat().st_size == len(data) and path.read_bytes() == data:
+                return
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        self.written += 1
+
+    def prune(self, folder: Path) -> int:
+        """Remove the ``*.html`` pages of ``folder`` not written in this run."""
+        removed = 0
+        folder = folder.resolve()
+        if folder.is_dir():
+            for page in folder.glob("*.html"):
+                if page not in self.seen:
+                    page.unlink()
+                    removed += 1
+        return removed
+
+
+def _json_block(payload: Mapping[str, Any]) -> Markup:
+    """Data for site.js, safe inside ``<script type="application/json">``.
+
+    ``<``, ``>`` and ``&`` are written as ``\\u003c``…, so no name can close the
+    script element (the same rule as Jinja2's ``tojson``); everything outside ASCII,
+    control characters included, is a ``\\u`` escape.
+    """
+    text = json.dumps(payload, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return Markup(text)
+
+
+# ------------------------------------------------------------------ list rows (hot path)
+def _E(value: str) -> str:  # noqa: N802 - markupsafe's escape, as the templates use
+    return str(escape(value))
+
+
+def _text(value: Any) -> str:
+    return _E(str(visible(value)))
+
+
+def _list_rows(rows: Sequence[Mapping[str, Any]], prefix: str) -> Markup:
+    """The ``<tbody>`` sections of a list table, one per status.
+
+    Rendered here rather than in Jinja2: a 50,000-player edition has 50,000 rows
+    and a Jinja2 loop costs several times more. Every value is escaped.
+    """
+    by_status: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_status[row["status"] or "unrated"].append(row)
+    order = [s for s in STATUS_ORDER if s in by_status] + sorted(set(by_status) - set(STATUS_ORDER))
+    out: list[str] = []
+    for status in order:
+        section = by_status[status]
+        out.append(
+            f'<tbody class="section" data-section="{_text(status)}"><tr class="heading">'
+            f'<th colspan="8" scope="rowgroup">{_text(status.capitalize())} '
+            f'<span class="count">({len(section)})</span></th></tr>'
+        )
+        for r in section:
+            change = r["change"]
+            if change is None:
+                delta = '<td class="num new">new</td>' if r["new"] else '<td class="num"></td>'
+            else:
+                cls = "pos" if change > 0 else "neg" if change < 0 else "zero"
+                delta = f'<td class="num {cls}">{fmt_signed(change)}</td>'
+            out.append(
+                f'<tr data-s="{_text(status)}" data-c="{_text(r["category"] or "")}">'
+                f'<td class="num">{"" if r["rank"] is None else r["rank"]}</td>'
+                f'<td><a href="{prefix}{_E(page_name(r["player_id"] or ""))}"><bdi>{_text(r["name"])}</bdi></a></td>'
+                f'<td class="id">{_text(r["player_id"])}</td>'
+                f'<td class="num rating">{fmt_rating(r["rating"])}</td>{delta}'
+                f'<td>{_text(r["category"])}</td><td>{_text(status)}</td>'
+                f'<td class="num">{"" if r["games"] is None else r["games"]}</td></tr>'
+            )
+        out.append("</tbody>")
+    return Markup("".join(out))
+
+
+# ------------------------------------------------------------------ helpers
+def _grouped(rows: Iterable[dict[str, Any]], key: str) -> dict[Any, list[dict[str, Any]]]:
+    out: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        out[row[key]].append(row)
+    return out
+
+
+def _histogram(ratings: list[float]) -> dict[str, Any]:
+    """Bins of the current edition's ratings (the data of the distribution chart)."""
+    if not ratings:
+        return {"labels": [], "counts": []}
+    low, high = min(ratings), max(ratings)
+    span = max(high - low, 1.0)
+    width = next((w for w in (10, 25, 50, 100, 200, 500) if span / w <= 40), 1000)
+    start = math.floor(low / width) * width
+    n = int((high - start) // width) + 1
+    counts = [0] * n
+    for value in ratings:
+        counts[int((value - start) // width)] += 1
+    return {"labels": [f"{start + i * width:.0f}" for i in range(n)], "counts": counts, "width": width}
+
+
+def _fed_dir(federation: str) -> str:
+    return page_name(federation)[: -len(".html")]
+
+
+# ------------------------------------------------------------------ federation
+@dataclass
+class _Federation:
+    """One federation's frames, read once, turned into the rows the pages use."""
+
+    federation: str
+    info: dict[str, Any]
+    editions: list[dict[str, Any]]
+    entries: pl.DataFrame                     # + ed (0-based edition index), prev_rating, new
+    players: dict[str, dict[str, Any]]
+    competitions: list[dict[str, Any]]
+    findings: dict[str, list[dict[str, Any]]]
+    changes: dict[str, list[dict[str, Any]]]  # player -> changes
+    changes_by_competition: dict[str, list[dict[str, Any]]]
+    explanations: dict[tuple[str, str, str | None], list[dict[str, Any]]]
+    last_load: dict[str, Any] | None
+    corrections: pl.DataFrame | None
+
+
+def _read(engine: Engine, federation: str, info: dict[str, Any]) -> _Federation:
+    editions = queries.site_editions(engine, federation)
+    index = editions.select("list_id", pl.int_range(pl.len()).alias("ed"))
+    entries = queries.site_entries(engine, federation).join(index, on="list_id", how="inner")
+    previous = entries.select(
+        "player_id", (pl.col("ed") + 1).alias("ed"), pl.col("rating").alias("prev_rating"),
+        pl.lit(True).alias("was_listed"),
+    )
+    # change: since the previous edition; new: not on the previous edition at all.
+    entries = (
+        entries.join(previous, on=["player_id", "ed"], how="left")
+        .with_columns(
+            (pl.col("rating") - pl.col("prev_rating")).alias("change"),
+            ((pl.col("ed") > 0) & pl.col("was_listed").is_null()).alias("new"),
+        )
+        .drop("was_listed")
+        .sort("ed", "position")
+    )
+    players = {r["player_id"]: r for r in queries.site_players(engine, federation).to_dicts()}
+    competitions = queries.site_competitions(engine, federation).to_dicts()
+    findings = _grouped(queries.site_findings(engine, federation).to_dicts(), "competition_id")
+    change_rows = queries.site_changes(engine, federation).to_dicts()
+    explanations: dict[tuple[str, str, str | None], list[dict[str, Any]]] = defaultdict(list)
+    for row in queries.site_explanations(engine, federation).iter_rows(named=True):
+        explanations[(row["player_id"], row["competition_id"], row["period"])].append(row)
+    return _Federation(
+        federation=federation, info=info, editions=editions.to_dicts(), entries=entries,
+        players=players, competitions=competitions, findings=findings,
+        changes=_grouped(change_rows, "player_id"),
+        changes_by_competition=_grouped(change_rows, "competition_id"),
+        explanations=explanations, last_load=queries.site_last_load(engine, federation),
+        corrections=queries.site_corrections(engine, federation),
+    )
+
+
+def _edition_summaries(fed: _Federation) -> list[dict[str, Any]]:
+    stats = (
+        fed.entries.group_by("ed")
+        .agg(
+            pl.len().alias("listed"),
+            pl.col("new").sum().alias("new"),
+            (pl.col("change").fill_null(0) != 0).sum().alias("changed"),
+            pl.col("prev_rating").is_not_null().sum().alias("kept"),
+        )
+        .sort("ed")
+    )
+    by_ed = {r["ed"]: r for r in stats.to_dicts()}
+    out = []
+    previous_listed = 0
+    for i, edition in enumerate(fed.editions):
+        s = by_ed.get(i, {"listed": 0, "new": 0, "changed": 0, "kept": 0})
+        # Players on the previous edition and not on this one.
+        left = previous_listed - (s["listed"] - s["new"]) if i else 0
+        out.append({**edition, "index": i, "listed": s["listed"], "new": s["new"] if i else 0,
+                    "changed": s["changed"], "left": max(left, 0)})
+        previous_listed = s["listed"]
+    return out
+
+
+def _name(fed: _Federation, player_id: str | None, fallback: str | None = None) -> str | None:
+    player = fed.players.get(player_id or "")
+    return (player or {}).get("name") or fallback or player_id
+
+
+# ------------------------------------------------------------------ pages
+def _render_federation(fed: _Federation, writer: _Writer, out: Path, result: SiteResult) -> dict[str, Any]:
+    base = _fed_dir(fed.federation)
+    root = out / base
+    editions = _edition_summaries(fed)
+    extra_columns = [c for c in (fed.editions[0] if fed.editions else {}) if c not in queries.EDITIONS_SCHEMA]
+    per_edition = {ed: rows for (ed,), rows in
+                   ((k, v.to_dicts()) for k, v in fed.entries.partition_by("ed", as_dict=True).items())}
+    latest = editions[-1] if editions else None
+    labels = [e["edition"] for e in editions]
+    dates = [e["as_of"].isoformat() for e in editions]
+    common = {"federation": fed.federation, "dir": base, "fed_name": fed.info.get("name") or fed.federation,
+              "info": fed.info, "latest": latest}
+    corrections = fed.corrections
+
+    # Editions: the list (the latest), the archive, one page each.
+    edition_page = _template("edition.html")
+    for e in editions:
+        rows = per_edition.get(e["index"], [])
+        categories = sorted({r["category"] for r in rows if r["category"]})
+        statuses = [s for s in STATUS_ORDER if any(r["status"] == s for r in rows)]
+        diff = None
+        if corrections is not None:
+            diff = _corrections_for(corrections, e)
+        ctx = {**common, "edition": e, "previous": editions[e["index"] - 1] if e["index"] else None,
+               "rows": _list_rows(rows, "../players/"), "categories": categories, "statuses": statuses,
+               "extra_columns": extra_columns, "corrections": diff, "is_current": e is latest}
+        writer.write(f"{base}/editions/{e['edition']}.html", edition_page.render(root="../../", **ctx))
+    if latest is not None:
+        rows = per_edition.get(latest["index"], [])
+        writer.write(f"{base}/index.html", edition_page.render(
+            root="../", **{**common, "edition": latest,
+                           "previous": editions[-2] if len(editions) > 1 else None,
+                           "rows": _list_rows(rows, "players/"),
+                           "categories": sorted({r["category"] for r in rows if r["category"]}),
+                           "statuses": [s for s in STATUS_ORDER if any(r["status"] == s for r in rows)],
+                           "extra_columns": extra_columns, "corrections": None, "is_current": True,
+                           "is_list": True}))
+    writer.write(f"{base}/editions/index.html", _template("archive.html").render(
+        root="../../", **common, editions=list(reversed(editions)), extra_columns=extra_columns,
+        has_corrections=corrections is not None))
+
+    # Player cards.
+    card = _template("player.html")
+    competitions = {c["competition_id"]: c for c in fed.competitions}
+    history: dict[str, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
+    for row in fed.entries.select("player_id", "ed", "rating", "change", "status", "category", "rank", "games",
+                                  "name", "new").iter_rows(named=True):
+        history[row["player_id"]].append((row["ed"], row))
+    player_ids = sorted(set(history) | set(fed.changes))
+    for player_id in player_ids:
+        listed = history.get(player_id, [])
+        series: list[float | None] = [None] * len(editions)
+        for ed, row in listed:
+            series[ed] = row["rating"]
+        current = listed[-1][1] if listed and listed[-1][0] == len(editions) - 1 else None
+        known = fed.players.get(player_id, {})
+        name = known.get("name") or (listed[-1][1]["name"] if listed else None) or player_id
+        rated = []
+        for change in reversed(fed.changes.get(player_id, [])):
+            comp = competitions.get(change["competition_id"], {})
+            games = fed.explanations.get((player_id, change["competition_id"], change["period"]), [])
+            rated.append({
+                **change, "competition": comp, "page": page_name(change["competition_id"]),
+                "games_list": [{**g, "opponent_name": _name(fed, g["opponent_id"]),
+                                "opponent_page": page_name(g["opponent_id"] or "")} for g in games],
+                "total": sum(g["contribution"] or 0.0 for g in games),
+            })
+        chart = {"kind": "history", "target": "history-chart", "labels": labels, "dates": dates,
+                 "ratings": series, "label": f"Rating of {name} by edition"}
+        writer.write(f"{base}/players/{page_name(player_id)}", card.render(
+            root="../../", **common, player_id=player_id, name=name, known=known, current=current,
+            editions_listed=[(editions[ed], row) for ed, row in reversed(listed)], rated=rated,
+            chart=_json_block(chart), points=sum(v is not None for v in series)))
+    result.players[fed.federation] = len(player_ids)
+    result.removed += writer.prune(root / "players")
+
+    # Competition pages.
+    page = _template("competition.html")
+    for comp in fed.competitions:
+        cid = comp["competition_id"]
+        changes = [{**c, "name": _name(fed, c["player_id"]), "page": page_name(c["player_id"])}
+                   for c in fed.changes_by_competition.get(cid, [])]
+        changes.sort(key=lambda c: -(c["rating_after"] or 0))
+        findings = sorted(fed.findings.get(cid, []),
+                          key=lambda f: ({"reject": 0, "exclude": 1, "warn": 2}.get(f["severity"] or "", 3),
+                                         f["line"] is None, f["line"] or 0))
+        severities = {f["severity"] for f in findings}
+        status = comp["status"]
+        if status == "accepted" and "exclude" in severities:
+            status = "accepted_with_exclusions"
+        writer.write(f"{base}/competitions/{page_name(cid)}", page.render(
+            root="../../", **common, comp=comp, status=status, findings=findings, changes=changes))
+    result.competitions[fed.federation] = len(fed.competitions)
+    result.removed += writer.prune(root / "competitions")
+    result.removed += writer.prune(root / "editions")
+
+    # Overview: distribution on the current edition, activity by month.
+    current_rows = per_edition.get(latest["index"], []) if latest else []
+    hist = _histogram([r["rating"] for r in current_rows if r["rating"] is not None])
+    activity: dict[str, dict[str, Any]] = {}
+    for comp in fed.competitions:
+        if comp["end_date"] is None or comp["status"] == "rejected":
+            continue
+        month = comp["end_date"].strftime("%Y-%m")
+        slot = activity.setdefault(month, {"competitions": 0, "games": 0, "players": set()})
+        slot["competitions"] += 1
+        slot["games"] += comp["games_rated"] or 0
+        slot["players"].update(c["player_id"] for c in fed.changes_by_competition.get(comp["competition_id"], []))
+    months = sorted(activity)
+    status_counts = defaultdict(int)
+    for r in current_rows:
+        status_counts[r["status"] or "unrated"] += 1
+    writer.write(f"{base}/overview.html", _template("overview.html").render(
+        root="../", **common, editions=editions,
+        status_counts=[(s, status_counts[s]) for s in STATUS_ORDER if status_counts.get(s)],
+        histogram=_json_block({"kind": "histogram", "target": "distribution-chart", "label":
+                               "Players by rating on the current edition", **hist}),
+        activity=_json_block({"kind": "activity", "target": "activity-chart", "label":
+                              "Rated games and players by month", "labels": months,
+                              "games": [activity[m]["games"] for m in months],
+                              "players": [len(activity[m]["players"]) for m in months]}),
+        months=[(m, activity[m]["competitions"], activity[m]["games"], len(activity[m]["players"]))
+                for m in months]))
+    result.editions[fed.federation] = len(editions)
+
+    last = fed.last_load
+    night = [c for c in fed.competitions if last and c["load_id"] == last["load_id"]]
+    return {**common, "dir": base, "editions": len(editions), "players": len(player_ids),
+            "last_load": last, "night": night}
+
+
+def _corrections_for(corrections: pl.DataFrame, edition: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """Rows of the correction diff that belong to ``edition`` (by edition number or list id)."""
+    for column, value in (("correcting_edition", edition["edition"]), ("edition", edition["edition"]),
+                          ("list_id", edition["list_id"])):
+        if column in corrections.columns:
+            rows = corrections.filter(pl.col(column) == str(value)).to_dicts()
+            return rows or None
+    return None
+
+
+def build_site(
+    engine: Engine,
+    out: Path | str,
+    *,
+    federations: Sequence[str] | None = None,
+    names: Mapping[str, Mapping[str, Any]] | None = None,
+    generated: date | None = None,
+) -> SiteResult:
+    """Generate the site for ``federations`` (default: every federation with an edition) into ``out``.
+
+    Parameters
+    ----------
+    engine
+        The warehouse (:func:`warehouse.get_engine`).
+    out
+        The site folder; created if missing. Only pages this function writes are
+        ever replaced or removed there.
+    federations
+        Federation ids to (re)generate; the index lists every federation whose
+        pages are in ``out``.
+    names
+        Federation id -> ``{"name": ..., "game": ..., "system": ...}`` from the
+        configuration, used where the warehouse has no name.
+    generated
+        The date printed on the index (default: today).
+
+    Returns
+    -------
+    SiteResult
+        Pages generated, written (changed) and removed; counts per federation.
+
+    Raises
+    ------
+    SiteError
+        ``out`` is a file, or a requested federation has no published edition.
+    """
+    started = time.perf_counter()
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise SiteError(f"site folder {str(out)!r} is a file, not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    known = {r["federation"]: r for r in queries.site_federations(engine).to_dicts()}
+    wanted = list(federations) if federations else sorted(known)
+    for federation in wanted:
+        if federation not in known:
+            raise SiteError(
+                f"federation {federation!r} has no published edition in the warehouse"
+                + (f" (published: {', '.join(sorted(known))})" if known else ": run `ratings run` first")
+            )
+    writer = _Writer(out)
+    result = SiteResult(out=out, federations=wanted)
+    static = out / "static"
+    static.mkdir(exist_ok=True)
+    for name in _STATIC_FILES:
+        source = _STATIC / name
+        target = static / name
+        if not target.exists() or target.read_bytes() != source.read_bytes():
+            shutil.copyfile(source, target)
+    summaries = {}
+    for federation in wanted:
+        info = {k: v for k, v in known[federation].items() if v is not None}
+        for key, value in (names or {}).get(federation, {}).items():
+            info.setdefault(key, value)
+        fed = _read(engine, federation, info)
+        summaries[federation] = _render_federation(fed, writer, out, result)
+    # The index lists every federation with pages in the folder, generated now or before.
+    listed = []
+    for federation in sorted(known):
+        if federation in summaries:
+            listed.append(summaries[federation])
+        elif (out / _fed_dir(federation) / "index.html").is_file():
+            editions = queries.site_editions(engine, federation)
+            info = {k: v for k, v in known[federation].items() if v is not None}
+            listed.append({"federation": federation, "fed_name": info.get("name") or federation, "info": info,
+                           "dir": _fed_dir(federation), "latest": editions.tail(1).to_dicts()[0],
+                           "editions": editions.height, "players": None, "last_load": None, "night": []})
+    writer.write("index.html", _template("index.html").render(
+        root="", federations=listed, generated=(generated or date.today()).isoformat()))
+    result.pages, result.written = writer.pages, writer.written
+    result.seconds = time.perf_counter() - started
+    return result
+
