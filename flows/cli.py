@@ -20,12 +20,50 @@ from collections.abc import Callable
 from typing import Annotated, Optional, ParamSpec
 
 import typer
+from typer.core import TyperGroup
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
 
+def _use_config(ctx: typer.Context, param: typer.CallbackParam, value: str | None) -> None:
+    """Validate the installation's config before anything runs (``--config`` / ``$RATINGS_CONFIG``)."""
+    from flows.config import ConfigError, use_config
+
+    try:
+        use_config(value)
+    except ConfigError as error:
+        _fail(str(error))
+
+
+class _Commands(TyperGroup):
+    """Every command, whoever adds it, takes ``--config FILE`` before or after its name
+    (DESIGN.md, CLI): ``ratings --config F run`` and ``ratings run --config F`` alike."""
+
+    def resolve_command(self, ctx, args):  # type: ignore[no-untyped-def]
+        name, command, rest = super().resolve_command(ctx, args)
+        kept: list[str] = []
+        chosen: str | None = None
+        items = iter(rest)
+        for arg in items:
+            if arg == "--":
+                kept += [arg, *items]
+                break
+            if arg == "--config":
+                chosen = next(items, None)
+                if chosen is None:
+                    _fail("--config expects a file name")
+            elif arg.startswith("--config="):
+                chosen = arg.split("=", 1)[1]
+            else:
+                kept.append(arg)
+        if chosen is not None and not any(a in ("--help", "-h") for a in kept):
+            _use_config(ctx, None, chosen)   # type: ignore[arg-type]
+        return name, command, kept
+
+
 app = typer.Typer(
+    cls=_Commands,
     name="ratings",
     help="Federation Ratings: result files in, official rating lists out.",
     no_args_is_help=True,
@@ -44,6 +82,20 @@ class ListFormat(str, Enum):
     table = "table"
     csv = "csv"
     json = "json"
+
+
+@app.callback()
+def _root(
+    config: Annotated[
+        Optional[str],
+        typer.Option("--config", envvar="RATINGS_CONFIG", metavar="FILE", is_eager=True, callback=_use_config,
+                     help="The installation's federations.toml: its tables override the packaged ones key by key."),
+    ] = None,
+) -> None:
+    """Federation Ratings: result files in, official rating lists out.
+
+    Every command takes --config FILE (before or after its name) or $RATINGS_CONFIG.
+    """
 
 
 P = ParamSpec("P")
