@@ -9,23 +9,64 @@ non-zero exit code, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import logging
 import os
 import sys
+import time
 from datetime import date
 from enum import Enum
 from pathlib import Path
-from collections.abc import Callable
-from typing import Annotated, Optional, ParamSpec
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any, Optional, ParamSpec
 
 import typer
+from typer.core import TyperGroup
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
 
+def _use_config(ctx: typer.Context, param: typer.CallbackParam, value: str | None) -> None:
+    """Validate the installation's config before anything runs (``--config`` / ``$RATINGS_CONFIG``)."""
+    from flows.config import ConfigError, use_config
+
+    try:
+        use_config(value)
+    except ConfigError as error:
+        _fail(str(error))
+
+
+class _Commands(TyperGroup):
+    """Every command, whoever adds it, takes ``--config FILE`` before or after its name
+    (DESIGN.md, CLI): ``ratings --config F run`` and ``ratings run --config F`` alike."""
+
+    def resolve_command(self, ctx, args):  # type: ignore[no-untyped-def]
+        name, command, rest = super().resolve_command(ctx, args)
+        kept: list[str] = []
+        chosen: str | None = None
+        items = iter(rest)
+        for arg in items:
+            if arg == "--":
+                kept += [arg, *items]
+                break
+            if arg == "--config":
+                chosen = next(items, None)
+                if chosen is None:
+                    _fail("--config expects a file name")
+            elif arg.startswith("--config="):
+                chosen = arg.split("=", 1)[1]
+            else:
+                kept.append(arg)
+        if chosen is not None and not any(a in ("--help", "-h") for a in kept):
+            _use_config(ctx, None, chosen)   # type: ignore[arg-type]
+        return name, command, kept
+
+
 app = typer.Typer(
+    cls=_Commands,
     name="ratings",
     help="Federation Ratings: result files in, official rating lists out.",
     no_args_is_help=True,
@@ -67,6 +108,20 @@ class ListFormat(str, Enum):
     csv = "csv"
     json = "json"
     html = "html"
+
+
+@app.callback()
+def _root(
+    config: Annotated[
+        Optional[str],
+        typer.Option("--config", envvar="RATINGS_CONFIG", metavar="FILE", is_eager=True, callback=_use_config,
+                     help="The installation's federations.toml: its tables override the packaged ones key by key."),
+    ] = None,
+) -> None:
+    """Federation Ratings: result files in, official rating lists out.
+
+    Every command takes --config FILE (before or after its name) or $RATINGS_CONFIG.
+    """
 
 
 P = ParamSpec("P")
@@ -151,6 +206,100 @@ def _engine(url: str | None):  # type: ignore[no-untyped-def]
     return warehouse.get_engine(url)
 
 
+#: The stages a user sees, by the Prefect task that does each (flows/nightly.py, backfill.py, whatif.py).
+STAGES = {
+    "ingest_inbox": "ingest", "validate_batch": "validate", "rate_federation": "rate",
+    "load_federation": "load", "publish_federation": "publish", "stored_changes": "read",
+    "read_state": "read", "read_added": "read files", "rate_whatif": "rate",
+}
+
+#: Above this many competitions a night's summary gives counts and only the refused ones.
+SUMMARY_ROWS = 20
+
+
+class _StageProgress(logging.Handler):
+    """Follows the flow's task runs through their log records: a rich progress bar per
+    stage on a terminal, plain lines otherwise.
+
+    The tasks already log what they did and Prefect logs each task run's final state, so
+    the flows need no hook of their own.
+    """
+
+    def __init__(self, tasks: list[str], live: bool) -> None:
+        super().__init__(level=logging.INFO)
+        self.tasks = tasks
+        self.live = live
+        self.started = time.monotonic()
+        self.done: dict[str, int] = {}
+        self.bars: Any = None
+        self.ids: dict[str, Any] = {}
+        if live:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            # On stderr, so that `--format csv|json` output on stdout stays clean.
+            self.bars = Progress(
+                SpinnerColumn(), TextColumn("{task.fields[stage]:<10}"), BarColumn(bar_width=24),
+                MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}"),
+                console=Console(stderr=True),
+            )
+            for name in tasks:
+                if STAGES[name] not in self.ids:
+                    self.ids[STAGES[name]] = self.bars.add_task("", total=None, stage=STAGES[name])
+
+    def emit(self, record: logging.LogRecord) -> None:
+        name = getattr(record, "task_name", None)
+        stage = STAGES.get(str(name)) if name in self.tasks else None
+        if stage is None:
+            return
+        message = record.getMessage()
+        finished = message.startswith("Finished in state")
+        if finished:
+            self.done[stage] = self.done.get(stage, 0) + 1
+        if self.bars is not None:
+            bar = self.ids[stage]
+            if finished:
+                self.bars.update(bar, total=self.done[stage], completed=self.done[stage])
+            else:
+                self.bars.update(bar, description=message[:100])
+        elif not finished or "Completed" not in message:
+            print(f"[{time.monotonic() - self.started:6.1f}s] {stage}: {message}", file=sys.stderr, flush=True)
+
+    def close_bars(self) -> None:
+        if self.bars is not None:
+            for stage, bar in self.ids.items():
+                self.bars.update(bar, total=self.done.get(stage, 0), completed=self.done.get(stage, 0))
+            self.bars.stop()
+        super().close()
+
+
+@contextlib.contextmanager
+def _progress(tasks: list[str]) -> Iterator[None]:
+    """Show the flow's stages while it runs: bars on a terminal, plain log lines when stdout
+    is not one (a log file, a pipe, a scheduler)."""
+    live = sys.stdout.isatty()
+    handler = _StageProgress(tasks, live)
+    loggers = [logging.getLogger("prefect.task_runs")]
+    muted: list[tuple[logging.Handler, int]] = []
+    if live:
+        # Prefect's own console lines would tear through the bars: only its warnings print meanwhile.
+        for h in logging.getLogger().handlers:
+            if type(h).__name__ == "PrefectConsoleHandler":
+                muted.append((h, h.level))
+                h.setLevel(logging.WARNING)
+        handler.bars.start()
+    for logger in loggers:
+        logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.removeHandler(handler)
+        handler.close_bars()
+        for h, level in muted:
+            h.setLevel(level)
+
+
 @app.command()
 @_friendly
 def run(
@@ -174,11 +323,13 @@ def run(
     _engine(warehouse_url)  # migrate (or refuse) before the flow starts
     from flows.nightly import nightly
 
-    summary = nightly(
-        inbox=str(inbox), warehouse_url=warehouse_url, federation=federation, as_of=day,
-        reports_dir=str(reports), gx_root=str(gx_root) if gx_root else None,
-        site_dir=None if no_site else str(site),
-    )
+    with _progress(["ingest_inbox", "validate_batch", "rate_federation", "load_federation", "publish_federation",
+                    "publish_site"]):
+        summary = nightly(
+            inbox=str(inbox), warehouse_url=warehouse_url, federation=federation, as_of=day,
+            reports_dir=str(reports), gx_root=str(gx_root) if gx_root else None,
+            site_dir=None if no_site else str(site),
+        )
     _print_summary(summary)
 
 
@@ -191,13 +342,24 @@ def _print_summary(summary) -> None:  # type: ignore[no-untyped-def]
         f"[bold]nightly as of {summary.as_of}[/bold]: {summary.files_seen} file(s) in the inbox, "
         f"{len(summary.files_skipped)} already loaded"
     )
+    rows = [(fed, cid, status) for fed, comps in sorted(summary.competitions.items()) for cid, status in comps.items()]
+    if len(rows) > SUMMARY_ROWS:
+        # A thousand competitions: the counts, then only what the officer must look at.
+        counts: dict[tuple[str, str], int] = {}
+        for fed, _, status in rows:
+            counts[fed, status] = counts.get((fed, status), 0) + 1
+        console.print(", ".join(f"{fed}: {n} {status}" for (fed, status), n in sorted(counts.items())))
+        rows = [row for row in rows if row[2] != "accepted"]
     table = Table("federation", "competition", "status")
-    for fed, comps in sorted(summary.competitions.items()):
-        for cid, status in comps.items():
-            table.add_row(fed, cid, status)
+    for row in rows:
+        table.add_row(*row)
     if table.row_count:
         console.print(table)
     outcomes = getattr(summary, "file_outcomes", {})
+    if len(outcomes) > SUMMARY_ROWS:
+        # As for competitions: only the files the officer must look at.
+        outcomes = {name: text for name, text in outcomes.items()
+                    if not text.startswith(("accepted", "loaded", "already loaded", "ignored"))}
     if outcomes:
         files = Table("file", "outcome")
         for name, text in sorted(outcomes.items()):
@@ -270,13 +432,82 @@ def backfill(
     _engine(warehouse_url)
     from flows.backfill import backfill as backfill_flow
 
-    result = backfill_flow(federation=federation, from_date=start, to_date=end, warehouse_url=warehouse_url,
-                           site_dir=None if no_site else str(site))
+    with _progress(["stored_changes", "rate_federation", "load_federation", "publish_federation", "publish_site"]):
+        result = backfill_flow(federation=federation, from_date=start, to_date=end, warehouse_url=warehouse_url,
+                               site_dir=None if no_site else str(site))
     typer.echo(
         f"{federation}: {result.competitions_rerated} competition(s) re-rated from {start}, "
         f"{result.changes_differing} rating change(s) differ, "
         + (f"edition {result.edition}" if result.edition is not None else "list unchanged")
     )
+
+
+class WhatIfFormat(str, Enum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+@app.command()
+@_friendly
+def whatif(
+    federation: Annotated[str, typer.Option("--federation", help="Federation id: ajusc, fide, egf.")],
+    set_rating: Annotated[Optional[list[str]], typer.Option("--set-rating", metavar="PLAYER=RATING",
+                          help="A player's entry rating (repeatable).")] = None,
+    set_rank: Annotated[Optional[list[str]], typer.Option("--set-rank", metavar="PLAYER=RANK",
+                        help="An EGF newcomer's declared grade, e.g. 3k or 1d (repeatable).")] = None,
+    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", metavar="COMPETITION_ID",
+                       help="Leave a competition out (repeatable).")] = None,
+    add: Annotated[Optional[list[Path]], typer.Option("--add", metavar="FILE",
+                   help="Add a result file, or replace its competition (repeatable).")] = None,
+    format: Annotated[WhatIfFormat, typer.Option("--format", help="table, csv or json.")] = WhatIfFormat.table,
+    warehouse_url: WarehouseOpt = None,
+) -> None:
+    """What if: re-rate in memory with a change and print every player whose rating would move. Writes nothing."""
+    import warehouse
+    from flows.config import federation_config
+    from flows.whatif import WhatIfError, check_request, parse_assignment, read_added
+
+    federation_config(federation)
+    ratings: dict[str, float] = {}
+    for text in set_rating or []:
+        player, value = parse_assignment(text, "--set-rating", "RATING")
+        try:
+            ratings[player] = float(value)
+        except ValueError:
+            raise WhatIfError(f"--set-rating {text}: {value!r} is not a rating") from None
+    ranks = dict(parse_assignment(text, "--set-rank", "RANK") for text in set_rank or [])
+    excluded = list(exclude or [])
+    added = [str(p) for p in add or []]
+    if not (ratings or ranks or excluded or added):
+        _fail("whatif needs a change: --set-rating, --set-rank, --exclude or --add")
+    db = _engine(warehouse_url)
+    # Refuse an unknown player, competition or file here, in one line, before the flow starts.
+    check_request(warehouse.history(db, federation), read_added(added, federation),
+                  set_rating=ratings, set_rank=ranks, exclude=excluded)
+    from flows.whatif import whatif as whatif_flow
+
+    with _progress(["read_state", "read_added", "validate_batch", "rate_whatif"]):
+        result = whatif_flow(federation=federation, set_rating=ratings, set_rank=ranks, exclude=excluded,
+                             add=added, warehouse_url=warehouse_url)
+    frame = result.ripple
+    if format is WhatIfFormat.csv:
+        sys.stdout.write(frame.write_csv())
+        return
+    if format is WhatIfFormat.json:
+        sys.stdout.write(json.dumps(frame.to_dicts(), ensure_ascii=False, indent=1) + "\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for competition, status in sorted(result.added.items()):
+        console.print(f"added {competition}: {status}")
+    table = Table(*frame.columns, title=f"{federation}: {frame.height} player(s) would change")
+    for row in frame.iter_rows():
+        table.add_row(*["" if v is None else (f"{v:+.2f}" if k == "delta" else f"{v:.2f}" if isinstance(v, float) else str(v))
+                        for k, v in zip(frame.columns, row)])
+    console.print(table)
 
 
 @app.command("list")
