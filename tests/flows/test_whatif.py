@@ -163,3 +163,12 @@ def test_an_unreadable_added_file_is_one_line(rated: str, tmp_path: Path) -> Non
     result = runner.invoke(app, ["whatif", "--federation", "ajusc", "--warehouse", rated, "--add", str(broken)])
     assert result.exit_code == 1, result.output
     assert "--add broken.results.csv" in result.output and len(result.output.strip().splitlines()) == 1, result.output
+
+
+@pytest.mark.parametrize("name", ["flows.whatif", "flows.config"])
+def test_docstring_examples(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0, f"{result.failed} docstring example(s) of {name} failed"
