@@ -44,9 +44,9 @@ def dump(url: str) -> dict[str, list[tuple[Any, ...]]]:
     return out
 
 
-def build(tmp_path: Path, name: str, inbox: Path, seed: Path = SEED) -> str:
+def build(tmp_path: Path, name: str, inbox: Path, seed: Path = SEED, url: str | None = None) -> str:
     """A warehouse seeded with ``seed`` that ran ``inbox``, through the CLI."""
-    url = f"sqlite:///{tmp_path / f'{name}.db'}"
+    url = url or f"sqlite:///{tmp_path / f'{name}.db'}"
     seeded = runner.invoke(app, ["seed", "--federation", "ajusc", str(seed), "--warehouse", url])
     assert seeded.exit_code == 0, seeded.output
     ran = runner.invoke(app, ["run", "--inbox", str(inbox), "--warehouse", url, "--as-of", AS_OF,
@@ -113,6 +113,14 @@ def test_add_equals_a_warehouse_that_got_the_file(sample_inbox: Path, tmp_path: 
     full = build(tmp_path, "full", sample_inbox)
     assert_frame_equal(result, expected_ripple(partial, full))
     assert result.height > 0
+
+
+def test_whatif_writes_nothing_on_either_database(warehouse_url: str, sample_inbox: Path, tmp_path: Path) -> None:
+    url = build(tmp_path, "any", sample_inbox, url=warehouse_url)
+    before = dump(url)
+    result = ask(url, "--exclude", "CAT-2025-01", "--set-rating", "1001=1350")
+    assert dump(url) == before, "whatif wrote to the warehouse"
+    assert result.height > 0 and result.get_column("rating_now").null_count() == 0
 
 
 def test_set_rank_sets_an_egf_newcomers_start() -> None:
