@@ -115,6 +115,25 @@ def test_add_equals_a_warehouse_that_got_the_file(sample_inbox: Path, tmp_path: 
     assert result.height > 0
 
 
+def test_a_corrected_file_replaces_its_competition(rated: str, sample_inbox: Path, tmp_path: Path) -> None:
+    """``--add`` of a corrected version equals a warehouse whose inbox held the correction."""
+    original = (sample_inbox / "CAT-2026-01.results.csv").read_text(encoding="utf-8")
+    first_game = original.splitlines()[1]
+    assert first_game.endswith(",1009,1012,0,played,,true,classic,")
+    corrected_dir = tmp_path / "corrected"
+    corrected_dir.mkdir()
+    corrected = corrected_dir / "CAT-2026-01.results.csv"
+    corrected.write_text(original.replace(first_game, first_game.replace(",1009,1012,0,", ",1009,1012,1,")),
+                         encoding="utf-8")
+    before = dump(rated)
+    result = ask(rated, "--add", str(corrected))
+    assert dump(rated) == before, "whatif wrote to the warehouse"
+    inbox = subset(sample_inbox, tmp_path, "inbox-corrected", "CAT-2026-01.results.csv")
+    shutil.copy(corrected, inbox / corrected.name)
+    assert_frame_equal(result, expected_ripple(rated, build(tmp_path, "corrected", inbox)))
+    assert {"1009", "1012"} <= set(result.get_column("player_id").to_list())
+
+
 def test_whatif_writes_nothing_on_either_database(warehouse_url: str, sample_inbox: Path, tmp_path: Path) -> None:
     url = build(tmp_path, "any", sample_inbox, url=warehouse_url)
     before = dump(url)
