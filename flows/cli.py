@@ -1,7 +1,8 @@
 """The ``ratings`` command line (DESIGN.md, "CLI").
 
-``run`` and ``backfill`` run the Prefect flows (a temporary local Prefect server is
-started when no ``PREFECT_API_URL`` is configured); ``seed``, ``list`` and
+``run``, ``backfill`` and ``whatif`` run the Prefect flows (a temporary local Prefect
+server is started when no ``PREFECT_API_URL`` is configured), showing their stages as
+they go; ``seed``, ``list`` and
 ``report`` talk to the warehouse directly. A user's mistake (an unknown federation,
 a missing file, an unreachable database) ends with a one-line reason and a
 non-zero exit code, never a traceback.
@@ -28,6 +29,10 @@ from typer.core import TyperGroup
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
+# Without PREFECT_API_URL a flow call starts a temporary server; on a busy machine it took
+# more than Prefect's default 20 s to answer and `ratings run` died with a timeout.
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
+
 
 def _use_config(ctx: typer.Context, param: typer.CallbackParam, value: str | None) -> None:
     """Validate the installation's config before anything runs (``--config`` / ``$RATINGS_CONFIG``)."""

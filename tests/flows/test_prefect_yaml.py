@@ -20,10 +20,14 @@ def _deployments() -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("deployment", _deployments(), ids=lambda d: d["name"])
-def test_entrypoint_loads_and_parameters_validate(deployment: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_entrypoint_loads_and_parameters_validate(
+    deployment: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 10: loaded from the data folder the pull step moves into, not from the clone
+    (a file-path entrypoint crashed there with FileNotFoundError)."""
     from prefect.flows import load_flow_from_entrypoint
 
-    monkeypatch.chdir(REPO)
+    monkeypatch.chdir(tmp_path)
     flow = load_flow_from_entrypoint(deployment["entrypoint"])
     parameters = {**deployment.get("parameters", {}), **SUPPLIED.get(deployment["name"], {})}
     validated = flow.validate_parameters(parameters)
@@ -34,7 +38,7 @@ def test_entrypoint_loads_and_parameters_validate(deployment: dict[str, Any], mo
 def test_nightly_deployments_cover_every_federation_on_a_schedule() -> None:
     from flows.config import federations
 
-    nightly = [d for d in _deployments() if d["entrypoint"] == "flows/nightly.py:nightly"]
+    nightly = [d for d in _deployments() if d["entrypoint"] == "flows.nightly.nightly"]
     assert sorted(d["parameters"]["federation"] for d in nightly) == sorted(federations())
     for deployment in nightly:
         (schedule,) = deployment["schedules"]
@@ -45,6 +49,14 @@ def test_invalid_parameters_are_refused() -> None:
     from prefect.exceptions import ParameterTypeError
     from prefect.flows import load_flow_from_entrypoint
 
-    flow = load_flow_from_entrypoint(str(REPO / "flows/backfill.py") + ":backfill")
+    flow = load_flow_from_entrypoint("flows.backfill.backfill")
     with pytest.raises(ParameterTypeError):
         flow.validate_parameters({"federation": "ajusc", "from_date": "not a date"})
+
+
+def test_pull_step_moves_into_the_data_folder_and_code_is_imported() -> None:
+    spec = yaml.safe_load((REPO / "prefect.yaml").read_text(encoding="utf-8"))
+    (step,) = spec["pull"]
+    assert step["prefect.deployments.steps.set_working_directory"]["directory"] == "{{ $RATINGS_HOME }}"
+    for deployment in _deployments():
+        assert ":" not in deployment["entrypoint"] and not deployment["entrypoint"].endswith(".py")

@@ -44,9 +44,9 @@ def dump(url: str) -> dict[str, list[tuple[Any, ...]]]:
     return out
 
 
-def build(tmp_path: Path, name: str, inbox: Path, seed: Path = SEED) -> str:
+def build(tmp_path: Path, name: str, inbox: Path, seed: Path = SEED, url: str | None = None) -> str:
     """A warehouse seeded with ``seed`` that ran ``inbox``, through the CLI."""
-    url = f"sqlite:///{tmp_path / f'{name}.db'}"
+    url = url or f"sqlite:///{tmp_path / f'{name}.db'}"
     seeded = runner.invoke(app, ["seed", "--federation", "ajusc", str(seed), "--warehouse", url])
     assert seeded.exit_code == 0, seeded.output
     ran = runner.invoke(app, ["run", "--inbox", str(inbox), "--warehouse", url, "--as-of", AS_OF,
@@ -115,6 +115,33 @@ def test_add_equals_a_warehouse_that_got_the_file(sample_inbox: Path, tmp_path: 
     assert result.height > 0
 
 
+def test_a_corrected_file_replaces_its_competition(rated: str, sample_inbox: Path, tmp_path: Path) -> None:
+    """``--add`` of a corrected version equals a warehouse whose inbox held the correction."""
+    original = (sample_inbox / "CAT-2026-01.results.csv").read_text(encoding="utf-8")
+    first_game = original.splitlines()[1]
+    assert first_game.endswith(",1009,1012,0,played,,true,classic,")
+    corrected_dir = tmp_path / "corrected"
+    corrected_dir.mkdir()
+    corrected = corrected_dir / "CAT-2026-01.results.csv"
+    corrected.write_text(original.replace(first_game, first_game.replace(",1009,1012,0,", ",1009,1012,1,")),
+                         encoding="utf-8")
+    before = dump(rated)
+    result = ask(rated, "--add", str(corrected))
+    assert dump(rated) == before, "whatif wrote to the warehouse"
+    inbox = subset(sample_inbox, tmp_path, "inbox-corrected", "CAT-2026-01.results.csv")
+    shutil.copy(corrected, inbox / corrected.name)
+    assert_frame_equal(result, expected_ripple(rated, build(tmp_path, "corrected", inbox)))
+    assert {"1009", "1012"} <= set(result.get_column("player_id").to_list())
+
+
+def test_whatif_writes_nothing_on_either_database(warehouse_url: str, sample_inbox: Path, tmp_path: Path) -> None:
+    url = build(tmp_path, "any", sample_inbox, url=warehouse_url)
+    before = dump(url)
+    result = ask(url, "--exclude", "CAT-2025-01", "--set-rating", "1001=1350")
+    assert dump(url) == before, "whatif wrote to the warehouse"
+    assert result.height > 0 and result.get_column("rating_now").null_count() == 0
+
+
 def test_set_rank_sets_an_egf_newcomers_start() -> None:
     comps = conform(pl.DataFrame({"federation": ["egf"], "competition_id": ["T"], "start_date": [date(2022, 5, 1)],
                                   "end_date": [date(2022, 5, 1)], "event_class": ["A"],
@@ -163,3 +190,12 @@ def test_an_unreadable_added_file_is_one_line(rated: str, tmp_path: Path) -> Non
     result = runner.invoke(app, ["whatif", "--federation", "ajusc", "--warehouse", rated, "--add", str(broken)])
     assert result.exit_code == 1, result.output
     assert "--add broken.results.csv" in result.output and len(result.output.strip().splitlines()) == 1, result.output
+
+
+@pytest.mark.parametrize("name", ["flows.whatif", "flows.config"])
+def test_docstring_examples(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0, f"{result.failed} docstring example(s) of {name} failed"
