@@ -324,7 +324,7 @@ def _decide(competition_id: str, federation: str, decision: str, note: str | Non
 @app.command()
 @_friendly
 def report(
-    competition_id: Annotated[str, typer.Argument(help="The competition's id (or the file name of an unreadable file).")],
+    competition_id: Annotated[str, typer.Argument(help="The competition's id, or a file's name (every competition it holds, or the unreadable file's report).")],
     federation: FederationOpt = None,
     format: Annotated[str, typer.Option("--format", help="markdown or html.")] = "markdown",
     warehouse_url: WarehouseOpt = None,
