@@ -264,7 +264,7 @@ def editions(federation: str, *, rules: tuple[Rule, ...] | None = None) -> tuple
     Examples
     --------
     >>> editions("fide")
-    (None, datetime.date(2024, 3, 1))
+    (None, datetime.date(2012, 1, 1), datetime.date(2024, 3, 1))
     """
     table = load_rules() if rules is None else rules
     bounds = {
