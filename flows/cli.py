@@ -356,7 +356,8 @@ def report(
         fed = federation or str(findings.get_column("federation").drop_nulls().first() or "")
         sys.stdout.write(validations.render_report(validations.file_report(name, findings, federation=fed), fmt=format))
         return
-    _fail(f"no competition or file {competition_id!r}" + (f" for {federation}" if federation else "") + " in the warehouse")
+    _fail(f"no competition {competition_id!r}" + (f" for {federation}" if federation else "")
+          + " in the warehouse, nor a file of that name")
 
 
 def main() -> None:
