@@ -246,6 +246,7 @@ def _fide_batch() -> Batch:
                   time_control="moves/time, increment")
     b.competition("BULLET", start=old, players=["r1", "r2", "r3", "r4"], modality="bullet", time_control="1+0")
     b.competition("BLITZ", start=old, players=["r1", "r2", "r3", "r4"], modality="blitz", time_control="3+2")
+    b.competition("ONLINE-CSV", start=old, players=["r1", "r2", "r3", "r4"], modality="online")   # interchange
     b.competition("RAPID-2011", start=date(2011, 11, 5), players=["r1", "r2", "r3", "r4"], modality="rapid")
     b.ratings.extend({"federation": "fide", "player_id": p, "rating": r, "games": 100} for p, r in RATED.items())
     b.ratings.append({"federation": "fide", "player_id": "low", "rating": None, "games": 0})
@@ -270,6 +271,7 @@ FIDE_CASES: dict[str, set[str]] = {
     "BULLET": {"fide.time_control_rated"},
     "BLITZ": set(),
     "RAPID-2011": {"fide.rapid_blitz_from_2012"},
+    "ONLINE-CSV": {"fide.online"},
 }
 
 
