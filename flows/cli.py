@@ -683,7 +683,7 @@ def site(
 @app.command()
 @_friendly
 def report(
-    competition_id: Annotated[str, typer.Argument(help="The competition's id (or the file name of an unreadable file).")],
+    competition_id: Annotated[str, typer.Argument(help="The competition's id, or a file's name (every competition it holds, or the unreadable file's report).")],
     federation: FederationOpt = None,
     format: Annotated[str, typer.Option("--format", help="markdown or html.")] = "markdown",
     warehouse_url: WarehouseOpt = None,
@@ -715,7 +715,8 @@ def report(
         fed = federation or str(findings.get_column("federation").drop_nulls().first() or "")
         sys.stdout.write(validations.render_report(validations.file_report(name, findings, federation=fed), fmt=format))
         return
-    _fail(f"no competition or file {competition_id!r}" + (f" for {federation}" if federation else "") + " in the warehouse")
+    _fail(f"no competition {competition_id!r}" + (f" for {federation}" if federation else "")
+          + " in the warehouse, nor a file of that name")
 
 
 def main() -> None:

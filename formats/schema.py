@@ -80,7 +80,7 @@ FINDINGS_SCHEMA: dict[str, pl.DataType] = {
     "federation": pl.Utf8(),
     "competition_id": pl.Utf8(),    # null when a file could not be tied to a competition
     "rule": pl.Utf8(),              # stable id, e.g. "ajusc.min_rounds", "format.trf.bad_result"
-    "severity": pl.Utf8(),          # reject | exclude | warn
+    "severity": pl.Utf8(),          # reject | hold | exclude | warn
     "message": pl.Utf8(),           # what is wrong and how to fix it
     "source": pl.Utf8(),            # file name
     "line": pl.Int32(),             # 1-based line in that file (null: whole file/competition)

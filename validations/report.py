@@ -122,11 +122,16 @@ def file_report(source: str, findings: pl.DataFrame, *, federation: str | None =
     ('rejected', 'a.trf', 1)
     """
     own = _conform(findings, FINDINGS_SCHEMA).filter(pl.col("source") == source)
+    extra = {"Note": "the file could not be read into a competition; it is kept and "
+                     "reprocessed when a corrected version arrives"}
+    if federation in (None, "", "unknown"):
+        # Nobody else would see it: the rating officer forwards it to the organiser.
+        extra["For"] = ("the rating officer: the file names no federation and was not dropped in an "
+                        "inbox/<federation>/ folder")
     return CompetitionReport(
         federation=str(federation or ""), competition_id=source, name=None, source=source,
         status="rejected", findings=own, changes=empty({**RATING_CHANGES_SCHEMA, "name": pl.Utf8()}),
-        extra={"Note": "the file could not be read into a competition; it is kept and "
-                       "reprocessed when a corrected version arrives"},
+        extra=extra,
     )
 
 

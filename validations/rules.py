@@ -245,7 +245,7 @@ def rules_for(federation: str, on: date | None, *, rules: tuple[Rule, ...] | Non
     Examples
     --------
     >>> [r.id for r in rules_for("ajusc", date(2025, 10, 1)) if r.id.startswith("ajusc")]
-    ['ajusc.classic', 'ajusc.one_vs_one', 'ajusc.min_rounds', 'ajusc.min_players', 'ajusc.results_public', 'ajusc.results_known', 'ajusc.forfeit_not_rated']
+    ['ajusc.classic', 'ajusc.one_vs_one', 'ajusc.min_rounds', 'ajusc.min_players', 'ajusc.results_public', 'ajusc.results_known', 'ajusc.forfeit_not_rated', 'ajusc.language', 'ajusc.language_declared', 'ajusc.players_known']
     """
     table = load_rules() if rules is None else rules
     if not any(federation in r.federations for r in table):
@@ -264,7 +264,7 @@ def editions(federation: str, *, rules: tuple[Rule, ...] | None = None) -> tuple
     Examples
     --------
     >>> editions("fide")
-    (None, datetime.date(2024, 3, 1))
+    (None, datetime.date(2012, 1, 1), datetime.date(2024, 3, 1))
     """
     table = load_rules() if rules is None else rules
     bounds = {

@@ -269,7 +269,10 @@ def _aggregate(
         pl.col("modality").fill_null("classic"),
         pl.col("results_public").fill_null(True),
         pl.col("event_class").str.strip_chars().str.to_uppercase().alias("declared_class"),
-        "basic_time_min", "adjusted_time_min", pl.col("online").fill_null(False),
+        "basic_time_min", "adjusted_time_min",
+        # Online: the file says so (a server in a TRF header), or the interchange modality does.
+        (pl.col("online").fill_null(False)
+         | pl.col("modality").str.to_lowercase().str.contains("online").fill_null(False)).alias("online"),
         "language", pl.col("time_control").fill_null("(none)"),
     ).join(per_games, on="competition_id", how="left").join(people, on="competition_id", how="left").join(
         _unknown_share(appearances, ratings), on="competition_id", how="left"

@@ -51,7 +51,9 @@ def test_seed_and_run_reproduce_editions_191_to_200(shared_data: Path, tmp_path:
     listed = runner.invoke(app, ["list", "--federation", "ajusc", "--format", "csv", "--warehouse", url])
     assert listed.exit_code == 0, listed.output
     header = listed.output.splitlines()[0]
-    assert header == "federation,player_id,name,rating,games,status,category,rank"
+    # DESIGN.md's columns, then (issue 14) the edition and its date; BARRUF ratings are integers.
+    assert header == "federation,player_id,name,rating,games,status,category,rank,edition,as_of"
+    assert ".0," not in listed.output.splitlines()[1]
 
 
 @pytest.mark.slow

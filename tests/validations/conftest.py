@@ -16,6 +16,7 @@ os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 from formats.schema import (  # noqa: E402
     BYES_SCHEMA,
     COMPETITIONS_SCHEMA,
+    DECLARATIONS_SCHEMA,
     GAMES_SCHEMA,
     PLAYERS_SCHEMA,
     RATINGS_SCHEMA,
@@ -86,7 +87,7 @@ class Batch:
         return row
 
     def frames(self) -> dict[str, pl.DataFrame]:
-        comp_schema = {**COMPETITIONS_SCHEMA, "basic_time_min": pl.Float64(),
+        comp_schema = {**COMPETITIONS_SCHEMA, **DECLARATIONS_SCHEMA, "basic_time_min": pl.Float64(),
                        "adjusted_time_min": pl.Float64(), "online": pl.Boolean()}
         comps = pl.DataFrame(self.competitions, schema_overrides=None, infer_schema_length=None)
         return {

@@ -57,6 +57,14 @@ def _ajusc_batch() -> Batch:
     b.competition("HIGH-RATING", players=["h1", "h2", "h3", "h4"])
     b.players.append({"federation": "ajusc", "player_id": "h1", "name": "Ada <Pi>", "declared_rating": 3100.0})
     b.players.append({"federation": "ajusc", "player_id": "h2", "name": "Bo", "declared_rating": 1400.0})
+    # Issue 14: the lexicon's language, and a championship of players the list does not know.
+    b.competition("ENGLISH", language="en")
+    b.competition("UNDECLARED", language="undeclared")
+    b.competition("CATALAN", language="ca")
+    b.competition("STRANGERS", players=["s1", "s2", "s3", "1"])          # 3 of 4 not on the list
+    b.competition("HALF-KNOWN", players=["s1", "s2", "1", "2"])          # 50%: at the limit, not held
+    b.ratings.extend({"federation": "ajusc", "player_id": p, "rating": 1000.0, "games": 20}
+                     for p in ["1", "2", "3", "4", "5", "h1", "h2", "h3", "h4"])
     for c in b.competitions:  # "rounds" is the declared number of rounds
         c["rounds"] = c.pop("rounds_declared", None)
         c.pop("rounds_", None)
@@ -88,6 +96,11 @@ AJUSC_CASES: dict[str, set[str]] = {
     "HIGH-RATING": {"quality.rating_range"},
     "ORPHAN-HOST": set(),
     "NOT-DESCRIBED": {"quality.competition_known"},
+    "ENGLISH": {"ajusc.language"},
+    "UNDECLARED": {"ajusc.language_declared"},
+    "CATALAN": set(),
+    "STRANGERS": {"ajusc.players_known"},
+    "HALF-KNOWN": set(),
 }
 
 
@@ -95,7 +108,8 @@ AJUSC_CASES: dict[str, set[str]] = {
 def ajusc() -> tuple[Batch, Validation]:
     b = _ajusc_batch()
     f = b.frames()
-    return b, validate(f["competitions"], f["games"], federation="ajusc", players=f["players"])
+    return b, validate(f["competitions"], f["games"], federation="ajusc", players=f["players"],
+                       ratings=f["ratings"])
 
 
 @pytest.mark.parametrize("cid", sorted(AJUSC_CASES))
@@ -130,6 +144,9 @@ def test_ajusc_boundaries_are_inclusive(ajusc: tuple[Batch, Validation]) -> None
 def test_statuses_and_rated_flags(ajusc: tuple[Batch, Validation]) -> None:
     _, v = ajusc
     status = dict(v.competitions.select("competition_id", "status").iter_rows())
+    # Issue 14: held, not rejected; its games keep ``rated`` so that an approval needs no re-validation.
+    assert status["UNDECLARED"] == "held" and status["STRANGERS"] == "held" and status["ENGLISH"] == "rejected"
+    assert v.games.filter(pl.col("competition_id") == "UNDECLARED").get_column("rated").all()
     assert status["FORFEIT"] == "accepted"          # an exclusion does not reject
     assert status["HIGH-RATING"] == "accepted"      # a warning does not reject
     assert status["UNKNOWN"] == "rejected"
@@ -223,6 +240,14 @@ def _fide_batch() -> Batch:
     b.game("TWICE", 1, "r1", "r5", 1.0)
     b.competition("LOW-RATING", start=old, players=["r1", "r2", "r3", "low"])
     b.players.append({"federation": "fide", "player_id": "low", "name": "Low", "declared_rating": 900.0})
+    # Issue 14: online play, an unreadable time control, under 5 minutes.
+    b.competition("ONLINE", start=old, players=["r1", "r2", "r3", "r4"], online=True)
+    b.competition("TC-UNKNOWN", start=old, players=["r1", "r2", "r3", "r4"], modality="unknown",
+                  time_control="moves/time, increment")
+    b.competition("BULLET", start=old, players=["r1", "r2", "r3", "r4"], modality="bullet", time_control="1+0")
+    b.competition("BLITZ", start=old, players=["r1", "r2", "r3", "r4"], modality="blitz", time_control="3+2")
+    b.competition("ONLINE-CSV", start=old, players=["r1", "r2", "r3", "r4"], modality="online")   # interchange
+    b.competition("RAPID-2011", start=date(2011, 11, 5), players=["r1", "r2", "r3", "r4"], modality="rapid")
     b.ratings.extend({"federation": "fide", "player_id": p, "rating": r, "games": 100} for p, r in RATED.items())
     b.ratings.append({"federation": "fide", "player_id": "low", "rating": None, "games": 0})
     del mixed, few
@@ -241,6 +266,12 @@ FIDE_CASES: dict[str, set[str]] = {
     "ZERO": {"fide.unrated_opponent", "fide.unrated_first_event_zero"},
     "TWICE": {"quality.player_once_per_round"},
     "LOW-RATING": {"fide.unrated_opponent", "quality.rating_range"},
+    "ONLINE": {"fide.online"},
+    "TC-UNKNOWN": {"fide.time_control_known"},
+    "BULLET": {"fide.time_control_rated"},
+    "BLITZ": set(),
+    "RAPID-2011": {"fide.rapid_blitz_from_2012"},
+    "ONLINE-CSV": {"fide.online"},
 }
 
 

@@ -66,7 +66,8 @@ def test_every_message_placeholder_is_a_column_of_its_table() -> None:
 
 def test_editions_and_dating() -> None:
     assert editions("ajusc") == (None,)
-    assert edition_of("fide", date(2024, 2, 29)) is None
+    assert edition_of("fide", date(2011, 12, 31)) is None
+    assert edition_of("fide", date(2024, 2, 29)) == date(2012, 1, 1)     # rapid and blitz rated from 2012
     assert edition_of("fide", date(2024, 3, 1)) == date(2024, 3, 1)
     old = {r.id: r for r in rules_for("egf", date(2020, 12, 31))}
     new = {r.id: r for r in rules_for("egf", date(2021, 1, 1))}
