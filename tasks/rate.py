@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 import polars as pl
@@ -100,6 +100,35 @@ class Rated:
     derived_offset: tuple[int, int] | None = None  #: (changes, explanations) rows kept before the run's
     basis: str | None = None               #: checksum of the seed and config the rows derive from
     full_reason: str | None = None         #: why the run re-rated from the seed
+    #: A federation that publishes several lists (FIDE): each list rated on its own, by name.
+    lists: dict[str, Rated] = field(default_factory=dict)
+
+
+def lists_of(config: dict[str, object]) -> list[str]:
+    """The federation's lists (``lists`` in its table); empty: one list, unnamed.
+
+    Examples
+    --------
+    >>> lists_of({"lists": ["standard", "rapid", "blitz"]}), lists_of({})
+    (['standard', 'rapid', 'blitz'], [])
+    """
+    value = config.get("lists") or []
+    return [str(x) for x in value] if isinstance(value, list | tuple) else []
+
+
+def list_of_competitions(competitions: pl.DataFrame, lists: list[str]) -> pl.Series:
+    """Each competition's list: its ``modality`` when that is one of ``lists``, else the first.
+
+    Examples
+    --------
+    >>> c = pl.DataFrame({"modality": ["rapid", None, "classic", "blitz"]})
+    >>> list_of_competitions(c, ["standard", "rapid", "blitz"]).to_list()
+    ['rapid', 'standard', 'standard', 'blitz']
+    """
+    modality = competitions.get_column("modality") if "modality" in competitions.columns else pl.Series(
+        [None] * competitions.height, dtype=pl.Utf8
+    )
+    return modality.cast(pl.Utf8).replace_strict({m: m for m in lists}, default=lists[0], return_dtype=pl.Utf8).alias("list")
 
 
 def rating_basis(seed: pl.DataFrame, config: dict[str, object]) -> str:
@@ -160,6 +189,33 @@ def _restart(
     return cut, changed, head, (n_head, n_expl), None
 
 
+def _only_list(history: warehouse.History, batch: FederationBatch, lists: list[str], name: str,
+               ) -> tuple[warehouse.History, FederationBatch]:
+    """The part of the history and of the batch rated in list ``name``."""
+    def ids(comps: pl.DataFrame) -> list[str]:
+        mine = list_of_competitions(comps, lists) == name
+        return comps.filter(mine).get_column("competition_id").to_list()
+
+    old, new = ids(history.competitions), ids(batch.competitions)
+    seed = history.seed if name == lists[0] else history.seed.clear()
+    part = replace(
+        history, seed=seed,
+        competitions=history.competitions.filter(pl.col("competition_id").is_in(old)),
+        games=history.games.filter(pl.col("competition_id").is_in(old)),
+    )
+    # A corrected version that moves a competition to another list re-rates the list it leaves too.
+    moved = batch.competitions.filter(
+        pl.col("competition_id").is_in(old) & ~pl.col("competition_id").is_in(new)
+    ).with_columns(pl.lit("superseded").alias("status"))
+    tonight = replace(
+        batch,
+        competitions=pl.concat([batch.competitions.filter(pl.col("competition_id").is_in(new)), moved],
+                               how="diagonal_relaxed"),
+        games=batch.games.filter(pl.col("competition_id").is_in(new)),
+    )
+    return part, tonight
+
+
 def rate(
     history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None = None,
     *, stored: Stored | None = None,
@@ -169,8 +225,37 @@ def rate(
     With ``stored`` (what the warehouse holds) a restartable engine continues from the
     state at the earliest competition tonight adds, replaces or removes; without it,
     or when that cannot be exact, the whole history is re-rated from the seed.
+    A federation with several ``lists`` (FIDE: standard, rapid, blitz) rates each list
+    on its own, from the seed for the first list and from the files' own declared
+    ratings for the others, always in full; ``Rated.lists`` holds each list's result
+    and ``run`` their rows one list after the other (``ratings``: the first list's).
     FIDE: also how far each still-unrated player is from an initial rating on ``as_of``.
     """
+    lists = lists_of(config)
+    if len(lists) > 1:
+        parts: dict[str, Rated] = {}
+        for name in lists:
+            part, tonight = _only_list(history, batch, lists, name)
+            if name != lists[0] and part.competitions.height == 0 and tonight.competitions.height == 0:
+                continue  # nothing was ever rated in this list
+            parts[name] = rate(part, tonight, {**config, "lists": [name]}, as_of)
+        first = parts[lists[0]]
+        accepted, _, players = merged_history(history, batch)
+        return replace(
+            first,
+            run=engine.RatingRun(
+                changes=pl.concat([p.run.changes for p in parts.values()]),
+                explanations=pl.concat([p.run.explanations for p in parts.values()]),
+                ratings=first.run.ratings,
+            ),
+            competitions=accepted,
+            changed=batch.competitions.get_column("competition_id").unique(maintain_order=True).to_list(),
+            players=players,
+            derived_offset=None,
+            basis=rating_basis(history.seed, config),
+            full_reason=f"{len(lists)} lists, each re-rated from its start",
+            lists=parts,
+        )
     fed = batch.federation
     accepted, games, players = merged_history(history, batch)
     basis = rating_basis(history.seed, config)
