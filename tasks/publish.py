@@ -118,7 +118,8 @@ def plan_editions(
     else:
         new_points = all_points
     check = covered if rated.cut is None else covered.filter(pl.col("covers") >= rated.cut)
-    wanted = sorted(set(new_points) | set(check.get_column("covers").to_list()))
+    # The last point too: a correcting edition holds the state after everything.
+    wanted = sorted(set(new_points) | set(check.get_column("covers").to_list()) | set(all_points[-1:]))
     names = rated.players.select("player_id", pl.col("name").alias("_name")).filter(pl.col("_name").is_not_null())
     corrections_all = warehouse.edition_corrections(db, federation).filter(
         pl.col("edition").is_in(published.get_column("edition").to_list())
@@ -145,12 +146,14 @@ def plan_editions(
     corrections = pl.concat(diffs) if diffs else pl.DataFrame(schema=warehouse.CORRECTIONS_SCHEMA)
     correcting = None
     if corrections.height:
-        last = all_points[-1]
-        if last not in states:  # pragma: no cover - every point up to the last was walked
-            raise RuntimeError(f"no state at {last}")
-        day = max([as_of, *([published.get_column("as_of").max()] if published.height else []),
-                   *[d for _, d, _ in ordinary]])
-        correcting = (last, day, engine.rating_list(federation, states[last], as_of=day, config=config))
+        # Every competition may have been withdrawn: then the state is the start's.
+        last = all_points[-1] if all_points else ""
+        final = states[last] if all_points else rated.start_state
+        days: list[date] = [as_of, *[d for _, d, _ in ordinary]]
+        if published.height:
+            days.append(published.get_column("as_of").max())  # type: ignore[arg-type]
+        day = max(days)
+        correcting = (last, day, engine.rating_list(federation, final, as_of=day, config=config))
     return EditionPlan(ordinary=ordinary, correcting=correcting, corrections=corrections)
 
 

@@ -56,7 +56,7 @@ def test_fide_publishes_one_list_a_month_with_fides_figures(shared_data: Path, t
     warehouse.load_seed(db, "fide", seed, source="seed.ratings.csv", source_sha256="fide-seed")
     batch = _fed_batch(batch_from_interchange(sorted((folder / "results").glob("*.results.csv")), "fide"))
     config = federation_config("fide")
-    rated, done = _rate_and_publish(db, "fide", batch, config, date(2026, 6, 1))
+    rated, _ = _rate_and_publish(db, "fide", batch, config, date(2026, 6, 1))
     assert rated.cut is None  # FIDE always re-rates from the seed
 
     published = warehouse.editions(db, "fide")
@@ -193,8 +193,8 @@ def test_points_sort_in_rating_order(publication: str) -> None:
 def _fide_event(folder: Path, cid: str, day: str, modality: str, pairs: list[tuple[str, str, float]]) -> Path:
     path = folder / f"{cid}.results.csv"
     lines = ["# Source: written by tests/tasks/test_editions.py",
-             "federation,competition_id,competition_name,start_date,end_date,round,player_a,player_b,score_a,status,"
-             "modality"]
+             ("federation,competition_id,competition_name,start_date,end_date,round,player_a,player_b,score_a,status,"
+              "modality")]
     lines += [f"fide,{cid},{cid},{day},{day},{r},{a},{b},{s},played,{modality}" for r, (a, b, s) in enumerate(pairs, 1)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -255,3 +255,24 @@ def test_fide_rapid_and_blitz_events_move_only_their_own_lists(tmp_path: Path) -
     editions = warehouse.editions(db, "fide")
     assert sorted(editions.get_column("list_name").to_list()) == ["blitz", "rapid", "standard"]
     assert set(editions.get_column("as_of").to_list()) == {date(2025, 11, 1)}
+
+
+def test_a_withdrawn_last_competition_is_corrected_not_unpublished(tmp_path: Path) -> None:
+    """The last published championship is corrected into a rejected one: its players' figures go back."""
+    db = warehouse.get_engine(f"sqlite:///{tmp_path / 'w.db'}")
+    seed = pl.DataFrame({"player_id": ["1", "2", "3"], "rating": [1100.0, 1200.0, 1000.0], "games": [60] * 3,
+                         "as_of": date(2025, 9, 1), "last_played": "2024-25"})
+    warehouse.load_seed(db, "ajusc", seed, source="s.ratings.csv", source_sha256="s")
+    config = federation_config("ajusc")
+    _rate_and_publish(db, "ajusc", _one("A", "2025-10-04", [("1", "2", 1.0)]), config, date(2025, 10, 5))
+    _rate_and_publish(db, "ajusc", _one("C", "2025-12-06", [("1", "3", 0.0)]), config, date(2025, 12, 7))
+    withdrawn = _one("C", "2025-12-06", [("1", "3", 0.0)], version="b")
+    withdrawn = replace(withdrawn, competitions=withdrawn.competitions.with_columns(pl.lit("rejected").alias("status")))
+    rated, done = _rate_and_publish(db, "ajusc", withdrawn, config, date(2026, 1, 10))
+    assert done.correcting == 3 and done.numbers == [3]
+    diff = warehouse.edition_corrections(db, "ajusc")
+    assert set(diff.get_column("player_id").to_list()) == {"1", "3"}
+    assert set(diff.get_column("edition").to_list()) == {2}
+    now = warehouse.rating_list(db, "ajusc", edition=3)
+    assert_frame_equal(now.select("player_id", "rating"),
+                       warehouse.rating_list(db, "ajusc", edition=1).select("player_id", "rating"))

@@ -27,7 +27,15 @@ from sqlalchemy.engine import Engine
 
 import warehouse
 from flows.config import federation_config
-from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, FINDINGS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA, conform, empty
+from formats.schema import (
+    BYES_SCHEMA,
+    COMPETITIONS_SCHEMA,
+    FINDINGS_SCHEMA,
+    GAMES_SCHEMA,
+    PLAYERS_SCHEMA,
+    conform,
+    empty,
+)
 from tasks.ingest import FederationBatch
 from tasks.publish import _effective, apply_editions
 from tasks.rate import Stored, rate
