@@ -268,7 +268,7 @@ def test_a_withdrawn_last_competition_is_corrected_not_unpublished(tmp_path: Pat
     _rate_and_publish(db, "ajusc", _one("C", "2025-12-06", [("1", "3", 0.0)]), config, date(2025, 12, 7))
     withdrawn = _one("C", "2025-12-06", [("1", "3", 0.0)], version="b")
     withdrawn = replace(withdrawn, competitions=withdrawn.competitions.with_columns(pl.lit("rejected").alias("status")))
-    rated, done = _rate_and_publish(db, "ajusc", withdrawn, config, date(2026, 1, 10))
+    _, done = _rate_and_publish(db, "ajusc", withdrawn, config, date(2026, 1, 10))
     assert done.correcting == 3 and done.numbers == [3]
     diff = warehouse.edition_corrections(db, "ajusc")
     assert set(diff.get_column("player_id").to_list()) == {"1", "3"}
