@@ -559,6 +559,24 @@ def rating_changes(engine: Engine, federation: str) -> pl.DataFrame:
         )
 
 
+def derived_counts(engine: Engine, federation: str) -> tuple[int, int, int]:
+    """``(rating_changes rows, their games summed, explanations rows)`` of the federation.
+
+    Every explanation row is one player's game, so the last two agree on rows that line up.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> derived_counts(get_engine("sqlite://"), "ajusc")
+    (0, 0, 0)
+    """
+    with engine.connect() as conn:
+        n, games = conn.execute(
+            sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(_RC.games), 0)).where(_RC.federation == federation)
+        ).one()
+    return int(n), int(games), count_explanations(engine, federation)
+
+
 def count_explanations(engine: Engine, federation: str) -> int:
     """Rows of ``explanations`` the federation holds (an incremental run checks them).
 

@@ -26,10 +26,7 @@ from tests.warehouse.conftest import batch_from_interchange
 
 
 def _rate_and_publish(db, fed: str, batch: FederationBatch, config: dict, day: date, *, full: bool = False):  # type: ignore[no-untyped-def]
-    stored = None if full else Stored(
-        changes=warehouse.rating_changes(db, fed), n_explanations=warehouse.count_explanations(db, fed),
-        basis=warehouse.rating_basis(db, fed),
-    )
+    stored = None if full else Stored.from_warehouse(db, fed)
     rated = rate(warehouse.history(db, fed), batch, config, day, stored=stored)
     warehouse.load_batch(db, warehouse.LoadBatch(
         federation=fed, files=batch.files, competitions=batch.competitions, players=batch.players,
@@ -276,3 +273,34 @@ def test_a_withdrawn_last_competition_is_corrected_not_unpublished(tmp_path: Pat
     now = warehouse.rating_list(db, "ajusc", edition=3)
     assert_frame_equal(now.select("player_id", "rating"),
                        warehouse.rating_list(db, "ajusc", edition=1).select("player_id", "rating"))
+
+
+def test_a_night_after_everything_rated_starts_from_the_stored_state(tmp_path: Path) -> None:
+    """The common night reads three counts and the ``ratings`` table, never the rating changes,
+    and writes only the new rows; the rows equal a full re-rate's."""
+    seed = pl.DataFrame({"player_id": ["1", "2", "3"], "name": ["Anna", "Berta", "Carme"],
+                         "rating": [1100.0, 1200.0, 1000.0], "games": [60, 5, 60], "as_of": date(2025, 9, 1),
+                         "last_played": ["2024-25", None, "2021-22"], "status": [None, None, "inactive"]})
+    config = federation_config("ajusc")
+    dbs = {}
+    for label in ("incremental", "full"):
+        db = warehouse.get_engine(f"sqlite:///{tmp_path / label}.db")
+        warehouse.load_seed(db, "ajusc", seed, source="s.ratings.csv", source_sha256="s", edition=190)
+        _rate_and_publish(db, "ajusc", _one("A", "2025-10-04", [("1", "2", 1.0), ("2", "4", 0.5)]), config,
+                          date(2025, 10, 5))
+        dbs[label] = db
+    db = dbs["incremental"]
+    stored = Stored.from_warehouse(db, "ajusc")
+
+    def unread() -> pl.DataFrame:
+        raise AssertionError("an appending night must not read the stored rating changes")
+
+    night = _one("C", "2026-10-03", [("1", "4", 0.0), ("2", "3", 1.0)])
+    history = warehouse.history(db, "ajusc")
+    rated = rate(history, night, config, date(2026, 10, 4), stored=replace(stored, read_changes=unread))
+    assert rated.cut == "2026-10-03|2026-10-03|C"
+    assert rated.derived_offset == (stored.n_changes, stored.n_explanations)
+    assert set(rated.run.changes.get_column("competition_id").to_list()) == {"C"}
+    full = rate(warehouse.history(dbs["full"], "ajusc"), night, config, date(2026, 10, 4))
+    assert_frame_equal(rated.run.changes, full.run.changes.filter(pl.col("competition_id") == "C"))
+    assert_frame_equal(rated.run.ratings, full.run.ratings)
