@@ -232,16 +232,19 @@ def apply_editions(
         return _apply_lists(db, federation, rated, config, as_of)
     plan = plan_editions(db, federation, rated, config, as_of, list_name=list_name, first_list=first_list)
     previous = warehouse.rating_list(db, federation, list_name=list_name, first_list=first_list)
+    # The first list is stored without a name: queries that name no list answer it.
+    stored_name = None if list_name == first_list else list_name
     numbers: list[int] = []
     latest = previous
     for covers, day, frame in plan.ordinary:
-        numbers.append(warehouse.publish_edition(db, federation, frame, as_of=day, covers=covers, list_name=list_name))
+        numbers.append(warehouse.publish_edition(db, federation, frame, as_of=day, covers=covers,
+                                                 list_name=stored_name))
         latest = frame
     correcting = None
     if plan.correcting is not None:
         covers, day, frame = plan.correcting
         correcting = warehouse.publish_edition(
-            db, federation, frame, as_of=day, kind="correcting", covers=covers, list_name=list_name,
+            db, federation, frame, as_of=day, kind="correcting", covers=covers, list_name=stored_name,
             corrections=plan.corrections, reason=", ".join(rated.changed) if rated.changed else None,
         )
         numbers.append(correcting)

@@ -249,8 +249,11 @@ def test_fide_rapid_and_blitz_events_move_only_their_own_lists(tmp_path: Path) -
     assert rapid.height == 4 and blitz.height == 4
     assert_frame_equal(rapid.select("player_id", "rating"), blitz.select("player_id", "rating"))
     assert rapid.filter(pl.col("player_id") == "3").get_column("rating").item() != 1700.0
-    editions = warehouse.editions(db, "fide")
+    editions = warehouse.editions(db, "fide", all_lists=True, first_list="standard")
     assert sorted(editions.get_column("list_name").to_list()) == ["blitz", "rapid", "standard"]
+    # Queries that name no list answer the first (warehouse.rating_list, the README's SQL).
+    assert warehouse.editions(db, "fide").height == 1
+    assert_frame_equal(warehouse.rating_list(db, "fide"), warehouse.rating_list(alone_db, "fide"))
     assert set(editions.get_column("as_of").to_list()) == {date(2025, 11, 1)}
 
 
