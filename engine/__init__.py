@@ -38,7 +38,12 @@ from engine._editions import (
     state_from_seed,
     states_at,
 )
-from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATING_LIST_SCHEMA, RATINGS_SCHEMA
+from engine._frames import (
+    EXPLANATIONS_SCHEMA,
+    RATING_CHANGES_SCHEMA,
+    RATING_LIST_SCHEMA,
+    RATINGS_SCHEMA,
+)
 from engine.errors import (
     EngineError,
     InvalidConfigError,
@@ -51,12 +56,13 @@ from engine.rulesets import REGISTRY, RuleSet, rule_set_for, system_for
 
 __all__ = [
     "EXPLANATIONS_SCHEMA",
+    "PUBLICATIONS",
     "RATINGS_SCHEMA",
     "RATING_CHANGES_SCHEMA",
     "RATING_LIST_SCHEMA",
     "REGISTRY",
-    "PUBLICATIONS",
     "RESTARTABLE_SYSTEMS",
+    "SYSTEM_MODULES",
     "EngineError",
     "InvalidConfigError",
     "InvalidHistoryError",
@@ -64,23 +70,22 @@ __all__ = [
     "RuleSet",
     "UnknownFederationError",
     "UnknownRuleSetError",
-    "SYSTEM_MODULES",
     "advance_state",
     "barruf",
     "competition_points",
+    "egf_gor",
+    "fide_elo",
     "monthly_points",
     "point_date",
     "publication_of",
-    "restartable",
-    "state_from_seed",
-    "states_at",
-    "egf_gor",
-    "fide_elo",
     "rate_history",
     "rating_list",
+    "restartable",
     "round_half_away",
     "rule_set_for",
     "rulesets",
+    "state_from_seed",
+    "states_at",
     "system_for",
 ]
 

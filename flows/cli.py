@@ -536,6 +536,8 @@ def list_(
     if list_name is not None and lists and list_name not in lists:
         _fail(f"--list: {federation} publishes {', '.join(lists)}, not {list_name!r}")
     first = lists[0] if lists else None
+    if list_name is None and len(lists) > 1:
+        list_name = first   # a federation with several lists: its first by default
     db = _engine(warehouse_url)
     day = _parse_date(as_of, "--as-of")
     found = warehouse.editions(db, federation, list_name=list_name, first_list=first)

@@ -86,7 +86,8 @@ def _diff(edition: int, as_of: date, published: pl.DataFrame, now: pl.DataFrame)
 
 
 def plan_editions(
-    db: Engine, federation: str, rated: Rated, config: dict[str, object], as_of: date
+    db: Engine, federation: str, rated: Rated, config: dict[str, object], as_of: date,
+    *, list_name: str | None = None, first_list: str | None = None,
 ) -> EditionPlan:
     """Which editions ``rated`` calls for, given what the warehouse already published.
 
@@ -95,7 +96,8 @@ def plan_editions(
     them after a full re-rate) is rebuilt from the current history and compared, figure
     by figure, with what it published (as last corrected): any difference makes the
     diff of ONE correcting edition, dated ``as_of`` (or the latest date published, if
-    later, so that editions stay in date order).
+    later, so that editions stay in date order). ``list_name``: one of the federation's
+    lists (``first_list`` its first), planned on its own.
     """
     publication = engine.publication_of(federation, config)
     points = engine.competition_points(rated.competitions, publication)
@@ -105,7 +107,7 @@ def plan_editions(
     all_points = sorted(set(changes.get_column("point").to_list()))
     if publication == "monthly" and all_points:
         all_points = engine.monthly_points(all_points[0], all_points[-1])
-    published = warehouse.editions(db, federation)
+    published = warehouse.editions(db, federation, list_name=list_name, first_list=first_list)
     covered = published.filter(pl.col("covers").is_not_null())
     last_covered = covered.get_column("covers").max() if covered.height else None
     if last_covered is not None:
@@ -117,9 +119,12 @@ def plan_editions(
     else:
         new_points = all_points
     check = covered if rated.cut is None else covered.filter(pl.col("covers") >= rated.cut)
-    wanted = sorted(set(new_points) | set(check.get_column("covers").to_list()))
+    # The last point too: a correcting edition holds the state after everything.
+    wanted = sorted(set(new_points) | set(check.get_column("covers").to_list()) | set(all_points[-1:]))
     names = rated.players.select("player_id", pl.col("name").alias("_name")).filter(pl.col("_name").is_not_null())
-    corrections_all = warehouse.edition_corrections(db, federation)
+    corrections_all = warehouse.edition_corrections(db, federation).filter(
+        pl.col("edition").is_in(published.get_column("edition").to_list())
+    )
     lists: dict[str, pl.DataFrame] = {}
     states: dict[str, pl.DataFrame] = {}
     diffs: list[pl.DataFrame] = []
@@ -142,12 +147,14 @@ def plan_editions(
     corrections = pl.concat(diffs) if diffs else pl.DataFrame(schema=warehouse.CORRECTIONS_SCHEMA)
     correcting = None
     if corrections.height:
-        last = all_points[-1]
-        if last not in states:  # pragma: no cover - every point up to the last was walked
-            raise RuntimeError(f"no state at {last}")
-        day = max([as_of, *([published.get_column("as_of").max()] if published.height else []),
-                   *[d for _, d, _ in ordinary]])
-        correcting = (last, day, engine.rating_list(federation, states[last], as_of=day, config=config))
+        # Every competition may have been withdrawn: then the state is the start's.
+        last = all_points[-1] if all_points else ""
+        final = states[last] if all_points else rated.start_state
+        days: list[date] = [as_of, *[d for _, d, _ in ordinary]]
+        if published.height:
+            days.append(published.get_column("as_of").max())  # type: ignore[arg-type]
+        day = max(days)
+        correcting = (last, day, engine.rating_list(federation, final, as_of=day, config=config))
     return EditionPlan(ordinary=ordinary, correcting=correcting, corrections=corrections)
 
 
@@ -234,25 +241,50 @@ class EditionsDone:
     latest: pl.DataFrame               # the latest edition now
 
 
-def apply_editions(db: Engine, federation: str, rated: Rated, config: dict[str, object], as_of: date) -> EditionsDone:
-    """Publish what :func:`plan_editions` calls for (no Prefect: the task below adds logs and artifacts)."""
-    plan = plan_editions(db, federation, rated, config, as_of)
-    previous = warehouse.rating_list(db, federation)
+def apply_editions(
+    db: Engine, federation: str, rated: Rated, config: dict[str, object], as_of: date,
+    *, list_name: str | None = None, first_list: str | None = None,
+) -> EditionsDone:
+    """Publish what :func:`plan_editions` calls for (no Prefect: the task below adds logs and artifacts).
+
+    A federation with several lists (``rated.lists``) publishes each list's editions.
+    """
+    if rated.lists and list_name is None:
+        return _apply_lists(db, federation, rated, config, as_of)
+    plan = plan_editions(db, federation, rated, config, as_of, list_name=list_name, first_list=first_list)
+    previous = warehouse.rating_list(db, federation, list_name=list_name, first_list=first_list)
+    # The first list is stored without a name: queries that name no list answer it.
+    stored_name = None if list_name == first_list else list_name
     numbers: list[int] = []
     latest = previous
     for covers, day, frame in plan.ordinary:
-        numbers.append(warehouse.publish_edition(db, federation, frame, as_of=day, covers=covers))
+        numbers.append(warehouse.publish_edition(db, federation, frame, as_of=day, covers=covers,
+                                                 list_name=stored_name))
         latest = frame
     correcting = None
     if plan.correcting is not None:
         covers, day, frame = plan.correcting
         correcting = warehouse.publish_edition(
-            db, federation, frame, as_of=day, kind="correcting", covers=covers,
+            db, federation, frame, as_of=day, kind="correcting", covers=covers, list_name=stored_name,
             corrections=plan.corrections, reason=", ".join(rated.changed) if rated.changed else None,
         )
         numbers.append(correcting)
         latest = frame
     return EditionsDone(plan, numbers, correcting, previous, latest)
+
+
+def _apply_lists(db: Engine, federation: str, rated: Rated, config: dict[str, object], as_of: date) -> EditionsDone:
+    """Several lists (FIDE): each list's editions on their own; edition numbers run on per federation."""
+    names = list(rated.lists)
+    done = [apply_editions(db, federation, part, config, as_of, list_name=name, first_list=names[0])
+            for name, part in rated.lists.items()]
+    fixed = [d for d in done if d.correcting is not None]
+    return EditionsDone(
+        EditionPlan([o for d in done for o in d.plan.ordinary], fixed[0].plan.correcting if fixed else None,
+                    pl.concat([d.plan.corrections for d in done])),
+        [n for d in done for n in d.numbers], fixed[0].correcting if fixed else None,
+        done[0].previous, done[0].latest,
+    )
 
 
 def publish_editions(db: Engine, federation: str, rated: Rated, config: dict[str, object], as_of: date) -> Published:
@@ -290,22 +322,12 @@ def with_correction(report: validations.CompetitionReport, published: Published)
     diff = published.corrections
     assert diff is not None
     touched = sorted(set(diff.get_column("edition").to_list()))
-    lines = [
-        f"player {r['player_id']} ({r['name'] or '?'}), edition {r['edition']}: "
-        f"published {_figure(r['published'])}, now {_figure(r['now'])}"
-        for r in diff.iter_rows(named=True)
-    ]
     extra = dict(report.extra)
     extra["Correcting edition"] = (
         f"{published.correcting_edition}: {diff.height} figure(s) of published edition(s) "
         f"{', '.join(map(str, touched))} changed"
     )
-    extra["Corrections"] = "; ".join(lines)
-    return replace(report, extra=extra)
-
-
-def _figure(value: float | None) -> str:
-    return "not listed" if value is None else f"{value:g}"
+    return replace(report, extra=extra, corrections=diff)
 
 
 @task(name="publish_federation", cache_policy=NO_CACHE)

@@ -72,6 +72,9 @@ class CompetitionReport:
     #: FIDE: unrated players' progress toward an initial rating
     #: (:func:`validations.fide.initial_rating_progress`), listed when given.
     progress: pl.DataFrame | None = None
+    #: A correcting edition published with this competition: what it changed in editions
+    #: already published (``warehouse.CORRECTIONS_SCHEMA``), listed when given.
+    corrections: pl.DataFrame | None = None
 
 
 def report_from_record(
@@ -348,6 +351,17 @@ def _counts(findings: pl.DataFrame) -> dict[str, int]:
     return counts
 
 
+def _correction_rows(corrections: pl.DataFrame | None) -> list[dict[str, str]]:
+    if corrections is None or corrections.is_empty():
+        return []
+    return [
+        {"player": f"{r.get('player_id') or ''} {r.get('name') or ''}".strip(), "edition": str(r.get("edition")),
+         "published": f"{float(r['published']):g}" if r.get("published") is not None else "not listed",
+         "now": f"{float(r['now']):g}" if r.get("now") is not None else "not listed"}
+        for r in corrections.to_dicts()
+    ]
+
+
 def _progress_rows(progress: pl.DataFrame | None) -> list[dict[str, str]]:
     if progress is None or progress.is_empty():
         return []
@@ -478,6 +492,11 @@ def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) ->
                 f"| {md_escape(p['player'])} | {p['rule_set']} | {p['window']} | {p['games']} | {p['needed']} | "
                 f"{md_escape(p['first'])} | {md_escape(p['per_event'])} | {md_escape(p['status'])} |"
             )
+    fixes = _correction_rows(report.corrections)
+    if fixes:
+        out += ["", "## Published editions corrected", "",
+                "| Player | Edition | Published | Now |", "|---|---:|---:|---:|"]
+        out += [f"| {md_escape(f['player'])} | {f['edition']} | {f['published']} | {f['now']} |" for f in fixes]
     if warnings:
         out += ["", f"## Warnings ({sum(g['count'] for g in warnings)}): reported only", ""]
         for group in warnings:
@@ -532,6 +551,10 @@ _TEMPLATE = """<!DOCTYPE html>
 <tbody>{% for p in progress %}<tr><td>{{ p.player }}</td><td>{{ p.rule_set }}</td><td>{{ p.window }}</td>
 <td class="num">{{ p.games }}</td><td class="num">{{ p.needed }}</td><td>{{ p.first }}</td><td>{{ p.per_event }}</td>
 <td>{{ p.status }}</td></tr>{% endfor %}</tbody></table>{% endif %}
+{% if fixes %}<h2>Published editions corrected</h2>
+<table><thead><tr><th>Player</th><th class="num">Edition</th><th class="num">Published</th><th class="num">Now</th></tr></thead>
+<tbody>{% for f in fixes %}<tr><td>{{ f.player }}</td><td class="num">{{ f.edition }}</td>
+<td class="num">{{ f.published }}</td><td class="num">{{ f.now }}</td></tr>{% endfor %}</tbody></table>{% endif %}
 <h2>Rating changes</h2>
 {% if changes %}<table><thead><tr><th>Player</th><th>Name</th>{% if has_period %}<th>Period</th>{% endif %}
 <th class="num">Before</th><th class="num">Games</th><th class="num">Score</th><th class="num">Expected</th>
@@ -576,6 +599,7 @@ def _html(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) -> str
         severity_text=_SEVERITY_TEXT,
         changes=changes,
         progress=_progress_rows(report.progress),
+        fixes=_correction_rows(report.corrections),
         has_period=any(c["period"] for c in changes),
         no_changes=("Not rated." if report.status in ("rejected", "superseded", "pending", "held")
                     else "No rating changes recorded for this competition yet."),

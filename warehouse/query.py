@@ -311,31 +311,39 @@ def publish_list(engine: Engine, federation: str, rating_list: pl.DataFrame, *, 
     return publish_edition(engine, federation, rows, as_of=as_of)
 
 
-def _list_filter(federation: str, list_name: str | None, first_list: str | None) -> Any:
-    """Rows of one of the federation's lists (null ``list_name``: the federation's first list)."""
+def _list_filter(federation: str, list_name: str | None, first_list: str | None, all_lists: bool = False) -> Any:
+    """Rows of one of the federation's lists.
+
+    The first list (and the only one of most federations) is stored with a null
+    ``list_name``, so a query that names no list answers the federation's main list;
+    ``all_lists`` takes every list.
+    """
     where = _RL.c.federation == federation
-    if list_name is None:
+    if all_lists:
         return where
-    if first_list is None or list_name == first_list:
-        return where & ((_RL.c.list_name == list_name) | _RL.c.list_name.is_(None))
+    if list_name is None or list_name == first_list:
+        own = _RL.c.list_name.is_(None)
+        return where & ((own | (_RL.c.list_name == list_name)) if list_name is not None else own)
     return where & (_RL.c.list_name == list_name)
 
 
 def editions(
-    engine: Engine, federation: str, *, list_name: str | None = None, first_list: str | None = None
+    engine: Engine, federation: str, *, list_name: str | None = None, first_list: str | None = None,
+    all_lists: bool = False,
 ) -> pl.DataFrame:
-    """Every published edition of the federation (EDITIONS_SCHEMA), by edition number.
+    """Published editions of the federation's list (EDITIONS_SCHEMA), by edition number.
 
-    ``list_name`` keeps one list's editions (``first_list``: the federation's first, which
-    also owns the rows published before lists had names).
+    ``list_name`` one of its lists (``first_list``: its first, stored with a null
+    ``list_name``; None: the first list); ``all_lists`` every list's editions, with the
+    first list's name filled in from ``first_list``.
     """
     cols = [_RL.c.id.label("list_id"), *(_RL.c[k] for k in list(EDITIONS_SCHEMA)[1:])]
+    where = _list_filter(federation, list_name, first_list, all_lists)
     with engine.connect() as conn:
-        frame = read_frame(
-            conn, sa.select(*cols).where(_list_filter(federation, list_name, first_list)).order_by(_RL.c.edition),
-            EDITIONS_SCHEMA,
-        )
-    return frame.with_columns(pl.col("kind").fill_null("ordinary"))
+        frame = read_frame(conn, sa.select(*cols).where(where).order_by(_RL.c.edition), EDITIONS_SCHEMA)
+    return frame.with_columns(
+        pl.col("kind").fill_null("ordinary"), pl.col("list_name").fill_null(pl.lit(first_list, pl.Utf8))
+    )
 
 
 def edition_entries(engine: Engine, list_id: int) -> pl.DataFrame:
@@ -379,8 +387,8 @@ def rating_list(
     """The list in force on ``as_of``: the latest edition dated on or before it.
 
     ``as_of=None`` gives the latest edition; ``edition`` that edition. ``list_name`` one of
-    the federation's lists (``first_list``: its first, which also owns editions published
-    before lists had names). Empty (RATING_LIST_SCHEMA) when no edition was in force yet.
+    the federation's lists (None: its first, stored with a null ``list_name``). Empty
+    (RATING_LIST_SCHEMA) when no edition was in force yet.
 
     Examples
     --------
@@ -557,6 +565,24 @@ def rating_changes(engine: Engine, federation: str) -> pl.DataFrame:
             sa.select(*_cols(_RC, RATING_CHANGES_SCHEMA)).where(_RC.federation == federation).order_by(_RC.seq),
             RATING_CHANGES_SCHEMA,
         )
+
+
+def derived_counts(engine: Engine, federation: str) -> tuple[int, int, int]:
+    """``(rating_changes rows, their games summed, explanations rows)`` of the federation.
+
+    Every explanation row is one player's game, so the last two agree on rows that line up.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> derived_counts(get_engine("sqlite://"), "ajusc")
+    (0, 0, 0)
+    """
+    with engine.connect() as conn:
+        n, games = conn.execute(
+            sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(_RC.games), 0)).where(_RC.federation == federation)
+        ).one()
+    return int(n), int(games), count_explanations(engine, federation)
 
 
 def count_explanations(engine: Engine, federation: str) -> int:

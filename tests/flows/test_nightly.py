@@ -98,7 +98,17 @@ def test_late_championship_rerates_everything_after_it(sample_inbox: Path, sqlit
     diff = warehouse.edition_corrections(db, "ajusc")
     assert set(diff.get_column("edition").to_list()) == {2} and diff.height > 0
     report = (tmp_path / "r" / "ajusc" / "CAT-2025-02.md").read_text(encoding="utf-8")
-    assert "Correcting edition" in report
+    assert "Correcting edition" in report and "## Published editions corrected" in report
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    with get_client(sync_client=True) as client:
+        artifacts = client.read_artifacts(
+            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["ajusc-correcting-edition"]))
+        )
+    assert artifacts and artifacts[0].type == "table" and "correcting edition 3" in (artifacts[0].description or "")
+    first = diff.row(0, named=True)
+    assert f"| {first['player_id']} " in report
     later_before = without.filter(pl.col("competition_id") == "CAT-2026-01").sort("player_id")
     later_after = with_late.filter(pl.col("competition_id") == "CAT-2026-01").sort("player_id")
     assert not later_before.get_column("rating_before").equals(later_after.get_column("rating_before"))

@@ -6,6 +6,7 @@ Runs the rating and publication steps without Prefect (``tasks.rate.rate``,
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import engine
 import formats
 import warehouse
 from flows.config import federation_config
+from formats.schema import PLAYERS_SCHEMA, conform
 from tasks.ingest import FederationBatch
 from tasks.publish import apply_editions
 from tasks.rate import Stored, rate
@@ -24,10 +26,7 @@ from tests.warehouse.conftest import batch_from_interchange
 
 
 def _rate_and_publish(db, fed: str, batch: FederationBatch, config: dict, day: date, *, full: bool = False):  # type: ignore[no-untyped-def]
-    stored = None if full else Stored(
-        changes=warehouse.rating_changes(db, fed), n_explanations=warehouse.count_explanations(db, fed),
-        basis=warehouse.rating_basis(db, fed),
-    )
+    stored = None if full else Stored.from_warehouse(db, fed)
     rated = rate(warehouse.history(db, fed), batch, config, day, stored=stored)
     warehouse.load_batch(db, warehouse.LoadBatch(
         federation=fed, files=batch.files, competitions=batch.competitions, players=batch.players,
@@ -54,7 +53,7 @@ def test_fide_publishes_one_list_a_month_with_fides_figures(shared_data: Path, t
     warehouse.load_seed(db, "fide", seed, source="seed.ratings.csv", source_sha256="fide-seed")
     batch = _fed_batch(batch_from_interchange(sorted((folder / "results").glob("*.results.csv")), "fide"))
     config = federation_config("fide")
-    rated, done = _rate_and_publish(db, "fide", batch, config, date(2026, 6, 1))
+    rated, _ = _rate_and_publish(db, "fide", batch, config, date(2026, 6, 1))
     assert rated.cut is None  # FIDE always re-rates from the seed
 
     published = warehouse.editions(db, "fide")
@@ -186,3 +185,125 @@ def test_points_sort_in_rating_order(publication: str) -> None:
     points = engine.competition_points(comps, publication)
     ordered = points.sort("point", maintain_order=True).get_column("competition_id").to_list()
     assert ordered == (["c", "a", "b"] if publication == "per-competition" else ["c", "b", "a"])
+
+
+def _fide_event(folder: Path, cid: str, day: str, modality: str, pairs: list[tuple[str, str, float]]) -> Path:
+    path = folder / f"{cid}.results.csv"
+    lines = ["# Source: written by tests/tasks/test_editions.py",
+             ("federation,competition_id,competition_name,start_date,end_date,round,player_a,player_b,score_a,status,"
+              "modality")]
+    lines += [f"fide,{cid},{cid},{day},{day},{r},{a},{b},{s},played,{modality}" for r, (a, b, s) in enumerate(pairs, 1)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_fide_rapid_and_blitz_events_move_only_their_own_lists(tmp_path: Path) -> None:
+    """Issue 10: FIDE publishes three lists; a competition goes to the list of its modality."""
+    config = federation_config("fide")
+    assert config["lists"] == ["standard", "rapid", "blitz"]
+    seed = pl.DataFrame({"player_id": ["1", "2", "3", "4"], "rating": [2000.0, 1900.0, 1800.0, 1700.0],
+                         "games": [100] * 4, "k": [20] * 4, "as_of": date(2025, 9, 1)})
+    pairs = [("1", "2", 0.0), ("3", "4", 1.0), ("1", "3", 0.5)]
+    paths = [_fide_event(tmp_path, "STD", "2025-10-04", "standard", pairs)]
+    only_standard = batch_from_interchange(paths, "fide")
+    paths += [_fide_event(tmp_path, "RAP", "2025-10-11", "rapid", pairs),
+              _fide_event(tmp_path, "BLZ", "2025-10-12", "blitz", pairs)]
+    everything = batch_from_interchange(paths, "fide")
+    # The rapid and blitz files print the players' own rapid / blitz ratings.
+    declared = pl.DataFrame({"federation": "fide", "player_id": ["1", "2", "3", "4"],
+                             "declared_rating": [1500.0, 1600.0, 1700.0, 1800.0]})
+
+    results = {}
+    for label, batch in (("standard only", only_standard), ("all three", everything)):
+        db = warehouse.get_engine(f"sqlite:///{tmp_path / (label.replace(' ', '-') + '.db')}")
+        warehouse.load_seed(db, "fide", seed, source="s.ratings.csv", source_sha256="s")
+        fed_batch = replace(_fed_batch(batch), players=conform(declared, PLAYERS_SCHEMA))
+        rated, done = _rate_and_publish(db, "fide", fed_batch, config, date(2025, 11, 2))
+        results[label] = (db, rated, done)
+
+    db, rated, done = results["all three"]
+    assert set(rated.lists) == {"standard", "rapid", "blitz"}
+    for name, cid in (("standard", "STD"), ("rapid", "RAP"), ("blitz", "BLZ")):
+        assert set(rated.lists[name].run.changes.get_column("competition_id").to_list()) == {cid}
+    # The standard list is exactly what it is without the rapid and blitz events.
+    alone_db = results["standard only"][0]
+    assert_frame_equal(warehouse.rating_list(db, "fide", list_name="standard", first_list="standard"),
+                       warehouse.rating_list(alone_db, "fide", list_name="standard", first_list="standard"))
+    # ``ratings list`` shows the first list by default, another with --list.
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    url = str(db.url)
+    shown = CliRunner().invoke(app, ["list", "--federation", "fide", "--format", "csv", "--warehouse", url])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout == warehouse.rating_list(alone_db, "fide").write_csv()
+    fast = CliRunner().invoke(app, ["list", "--federation", "fide", "--list", "blitz", "--format", "csv",
+                                    "--warehouse", url])
+    assert "BLZ" not in fast.stdout and fast.stdout != shown.stdout
+    wrong = CliRunner().invoke(app, ["list", "--federation", "fide", "--list", "bullet", "--warehouse", url])
+    assert wrong.exit_code == 1 and "publishes standard, rapid, blitz, not 'bullet'" in wrong.output
+    # The rapid and blitz lists start from the files' ratings and move only with their own event.
+    rapid = warehouse.rating_list(db, "fide", list_name="rapid", first_list="standard")
+    blitz = warehouse.rating_list(db, "fide", list_name="blitz", first_list="standard")
+    assert rapid.height == 4 and blitz.height == 4
+    assert_frame_equal(rapid.select("player_id", "rating"), blitz.select("player_id", "rating"))
+    assert rapid.filter(pl.col("player_id") == "3").get_column("rating").item() != 1700.0
+    editions = warehouse.editions(db, "fide", all_lists=True, first_list="standard")
+    assert sorted(editions.get_column("list_name").to_list()) == ["blitz", "rapid", "standard"]
+    # Queries that name no list answer the first (warehouse.rating_list, the README's SQL).
+    assert warehouse.editions(db, "fide").height == 1
+    assert_frame_equal(warehouse.rating_list(db, "fide"), warehouse.rating_list(alone_db, "fide"))
+    assert set(editions.get_column("as_of").to_list()) == {date(2025, 11, 1)}
+
+
+def test_a_withdrawn_last_competition_is_corrected_not_unpublished(tmp_path: Path) -> None:
+    """The last published championship is corrected into a rejected one: its players' figures go back."""
+    db = warehouse.get_engine(f"sqlite:///{tmp_path / 'w.db'}")
+    seed = pl.DataFrame({"player_id": ["1", "2", "3"], "rating": [1100.0, 1200.0, 1000.0], "games": [60] * 3,
+                         "as_of": date(2025, 9, 1), "last_played": "2024-25"})
+    warehouse.load_seed(db, "ajusc", seed, source="s.ratings.csv", source_sha256="s")
+    config = federation_config("ajusc")
+    _rate_and_publish(db, "ajusc", _one("A", "2025-10-04", [("1", "2", 1.0)]), config, date(2025, 10, 5))
+    _rate_and_publish(db, "ajusc", _one("C", "2025-12-06", [("1", "3", 0.0)]), config, date(2025, 12, 7))
+    withdrawn = _one("C", "2025-12-06", [("1", "3", 0.0)], version="b")
+    withdrawn = replace(withdrawn, competitions=withdrawn.competitions.with_columns(pl.lit("rejected").alias("status")))
+    _, done = _rate_and_publish(db, "ajusc", withdrawn, config, date(2026, 1, 10))
+    assert done.correcting == 3 and done.numbers == [3]
+    diff = warehouse.edition_corrections(db, "ajusc")
+    assert set(diff.get_column("player_id").to_list()) == {"1", "3"}
+    assert set(diff.get_column("edition").to_list()) == {2}
+    now = warehouse.rating_list(db, "ajusc", edition=3)
+    assert_frame_equal(now.select("player_id", "rating"),
+                       warehouse.rating_list(db, "ajusc", edition=1).select("player_id", "rating"))
+
+
+def test_a_night_after_everything_rated_starts_from_the_stored_state(tmp_path: Path) -> None:
+    """The common night reads three counts and the ``ratings`` table, never the rating changes,
+    and writes only the new rows; the rows equal a full re-rate's."""
+    seed = pl.DataFrame({"player_id": ["1", "2", "3"], "name": ["Anna", "Berta", "Carme"],
+                         "rating": [1100.0, 1200.0, 1000.0], "games": [60, 5, 60], "as_of": date(2025, 9, 1),
+                         "last_played": ["2024-25", None, "2021-22"], "status": [None, None, "inactive"]})
+    config = federation_config("ajusc")
+    dbs = {}
+    for label in ("incremental", "full"):
+        db = warehouse.get_engine(f"sqlite:///{tmp_path / label}.db")
+        warehouse.load_seed(db, "ajusc", seed, source="s.ratings.csv", source_sha256="s", edition=190)
+        _rate_and_publish(db, "ajusc", _one("A", "2025-10-04", [("1", "2", 1.0), ("2", "4", 0.5)]), config,
+                          date(2025, 10, 5))
+        dbs[label] = db
+    db = dbs["incremental"]
+    stored = Stored.from_warehouse(db, "ajusc")
+
+    def unread() -> pl.DataFrame:
+        raise AssertionError("an appending night must not read the stored rating changes")
+
+    night = _one("C", "2026-10-03", [("1", "4", 0.0), ("2", "3", 1.0)])
+    history = warehouse.history(db, "ajusc")
+    rated = rate(history, night, config, date(2026, 10, 4), stored=replace(stored, read_changes=unread))
+    assert rated.cut == "2026-10-03|2026-10-03|C"
+    assert rated.derived_offset == (stored.n_changes, stored.n_explanations)
+    assert set(rated.run.changes.get_column("competition_id").to_list()) == {"C"}
+    full = rate(warehouse.history(dbs["full"], "ajusc"), night, config, date(2026, 10, 4))
+    assert_frame_equal(rated.run.changes, full.run.changes.filter(pl.col("competition_id") == "C"))
+    assert_frame_equal(rated.run.ratings, full.run.ratings)

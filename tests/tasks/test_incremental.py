@@ -27,7 +27,15 @@ from sqlalchemy.engine import Engine
 
 import warehouse
 from flows.config import federation_config
-from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, FINDINGS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA, conform, empty
+from formats.schema import (
+    BYES_SCHEMA,
+    COMPETITIONS_SCHEMA,
+    FINDINGS_SCHEMA,
+    GAMES_SCHEMA,
+    PLAYERS_SCHEMA,
+    conform,
+    empty,
+)
 from tasks.ingest import FederationBatch
 from tasks.publish import _effective, apply_editions
 from tasks.rate import Stored, rate
@@ -125,10 +133,7 @@ def _night(
 ) -> str | None:
     """One night; returns where it rated from (None: from the seed)."""
     history = warehouse.history(db, fed)
-    stored = None if full else Stored(
-        changes=warehouse.rating_changes(db, fed), n_explanations=warehouse.count_explanations(db, fed),
-        basis=warehouse.rating_basis(db, fed),
-    )
+    stored = None if full else Stored.from_warehouse(db, fed)
     rated = rate(history, batch, config, day, stored=stored)
     warehouse.load_batch(db, warehouse.LoadBatch(
         federation=fed, files=batch.files, competitions=batch.competitions, players=batch.players,

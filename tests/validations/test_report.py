@@ -248,3 +248,18 @@ def test_unreadable_file_report() -> None:
     md = render_report(report, fmt="markdown")
     assert "| reject | a.trf | 14 | result | format.trf.bad_result | result 'x' &lt;b&gt; |" in md
     assert "b.trf" not in md and "could not be read" in md
+
+
+def test_report_lists_the_published_figures_a_correcting_edition_changed() -> None:
+    """Issue 10: the organiser sees which published figures the late competition changed."""
+    from validations.report import CompetitionReport, render_report
+
+    fixes = pl.DataFrame({"edition": [192, 192], "edition_as_of": [None, None], "player_id": ["7", "<9>"],
+                          "name": ["Anna", None], "published": [1371.0, None], "now": [1366.0, 2109.306]})
+    report = CompetitionReport(federation="ajusc", competition_id="B", name="B", source="b.csv", status="accepted",
+                               findings=pl.DataFrame(), changes=pl.DataFrame(), corrections=fixes)
+    markdown = render_report(report, fmt="markdown")
+    assert "## Published editions corrected" in markdown
+    assert "| 7 Anna | 192 | 1371 | 1366 |" in markdown and "not listed | 2109.31 |" in markdown
+    html = render_report(report, fmt="html")
+    assert "Published editions corrected" in html and "&lt;9&gt;" in html
