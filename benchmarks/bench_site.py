@@ -162,6 +162,7 @@ def main() -> None:
           f"{cold.pages:,} pages, {size / 2**20:.0f} MiB")
     print(f"first generation (every page written): {cold.seconds:.1f} s wall, {cold_cpu:.1f} s CPU "
           f"({cold.seconds / cold.pages * 1000:.2f} ms a page)")
+    print("  CPU by phase: " + ", ".join(f"{k} {v:.1f} s" for k, v in cold.phases.items()))
     print(f"second generation (nothing changed, {warm.written} written): {warm.seconds:.1f} s wall, {warm_cpu:.1f} s CPU")
     print(f"load average now: {' '.join(f'{x:.1f}' for x in os.getloadavg())} (other work on the machine inflates wall time)")
     print(f"machine: {os.cpu_count()} CPU(s); one process")

@@ -22,6 +22,12 @@ from website.safe import page_name, visible
 
 __all__ = ["Names", "change_rows", "competition_sections", "edition_cells", "edition_rows", "list_rows", "text"]
 
+#: A player's line on one edition, as :func:`edition_rows` takes it (``ed``: the edition's index).
+ENTRY_COLUMNS: tuple[str, ...] = ("ed", "rating", "change", "status", "category", "rank", "games", "new")
+#: One game of an explanation, as :func:`competition_sections` takes it.
+GAME_COLUMNS: tuple[str, ...] = ("round", "opponent_id", "opponent_rating", "rating", "handicap", "score",
+                                 "expected", "k", "contribution", "rule_set")
+
 #: The list's status sections, in the order the federations print them.
 STATUS_ORDER: tuple[str, ...] = ("active", "provisional", "inactive", "unrated")
 
@@ -132,18 +138,16 @@ def edition_cells(editions: Sequence[Mapping[str, Any]]) -> list[str]:
             f'<td>{e["as_of"]}</td>' for e in editions]
 
 
-def edition_rows(listed: Sequence[tuple[int, Mapping[str, Any]]], cells: Sequence[str]) -> Markup:
-    """Rows of a card's table of editions: (edition index, the player's line on it), newest first;
+def edition_rows(listed: Sequence[tuple[Any, ...]], cells: Sequence[str]) -> Markup:
+    """Rows of a card's table of editions: the player's lines (ENTRY_COLUMNS tuples), newest first;
     ``cells`` from :func:`edition_cells`."""
     out = []
-    for index, row in listed:
-        change = row["change"]
-        delta = signed(change) if change is not None else ("new" if row["new"] else "")
-        rating = row["rating"]
+    for index, rating, change, status, category, rank, games, new in listed:
+        delta = signed(change) if change is not None else ("new" if new else "")
         out.append(
             f'{cells[index]}<td class="num rating">{"" if rating is None else f"{rating:.0f}"}</td>'
-            f'<td class="num">{delta}</td><td>{text(row["status"])}</td><td>{text(row["category"])}</td>'
-            f'<td class="num">{_int(row["rank"])}</td><td class="num">{_int(row["games"])}</td></tr>'
+            f'<td class="num">{delta}</td><td>{text(status)}</td><td>{text(category)}</td>'
+            f'<td class="num">{_int(rank)}</td><td class="num">{_int(games)}</td></tr>'
         )
     return Markup("".join(out))
 
@@ -151,7 +155,7 @@ def edition_rows(listed: Sequence[tuple[int, Mapping[str, Any]]], cells: Sequenc
 def competition_sections(
     rated: Sequence[Mapping[str, Any]],
     competitions: Mapping[str, Mapping[str, Any]],
-    explanations: Mapping[tuple[str, str, str | None], Sequence[Mapping[str, Any]]],
+    explanations: Mapping[tuple[str, str, str | None], Sequence[tuple[Any, ...]]],
     player_id: str,
     names: Names,
 ) -> Markup:
@@ -168,7 +172,7 @@ def competition_sections(
         cid = change["competition_id"]
         comp = competitions.get(cid, {})
         games = explanations.get((player_id, cid, change["period"]), ())
-        handicap = bool(games) and any(g["handicap"] is not None for g in games)
+        handicap = any(g[4] is not None for g in games)
         period = f' <span class="id">period {text(change["period"])}</span>' if change["period"] else ""
         before, delta, after = change["rating_before"], change["change"], change["rating_after"]
         out.append(
@@ -185,15 +189,15 @@ def competition_sections(
             '<th class="num">Contribution</th><th>Rule set</th></tr></thead><tbody>'
         )
         total = 0.0
-        for g in games:
-            total += g["contribution"] or 0.0
+        for rnd, opponent, opp_rating, rating, stones, score, expected, k, contribution, rule_set in games:
+            total += contribution or 0.0
             out.append(
-                f'<tr><td class="num">{_int(g["round"])}</td><td>{names.link(g["opponent_id"])}</td>'
-                f'<td class="num">{_num(g["opponent_rating"], 0)}</td><td class="num">{_num(g["rating"], 0)}</td>'
-                + (f'<td class="num">{_int(g["handicap"])}</td>' if handicap else "")
-                + f'<td class="num">{_num(g["score"], 1)}</td><td class="num">{_num(g["expected"], 3)}</td>'
-                f'<td class="num">{_num(g["k"], 0)}</td><td class="num">{signed(g["contribution"], 2)}</td>'
-                f'<td>{text(g["rule_set"])}</td></tr>'
+                f'<tr><td class="num">{_int(rnd)}</td><td>{names.link(opponent)}</td>'
+                f'<td class="num">{_num(opp_rating, 0)}</td><td class="num">{_num(rating, 0)}</td>'
+                + (f'<td class="num">{_int(stones)}</td>' if handicap else "")
+                + f'<td class="num">{_num(score, 1)}</td><td class="num">{_num(expected, 3)}</td>'
+                f'<td class="num">{_num(k, 0)}</td><td class="num">{signed(contribution, 2)}</td>'
+                f'<td>{text(rule_set)}</td></tr>'
             )
         term = ""
         if before is not None and delta is not None:
