@@ -277,7 +277,6 @@ def _edition_summaries(fed: _Federation) -> list[dict[str, Any]]:
             pl.len().alias("listed"),
             pl.col("new").sum().alias("new"),
             (pl.col("change").fill_null(0) != 0).sum().alias("changed"),
-            pl.col("prev_rating").is_not_null().sum().alias("kept"),
         )
         .sort("ed")
     )
@@ -285,18 +284,13 @@ def _edition_summaries(fed: _Federation) -> list[dict[str, Any]]:
     out = []
     previous_listed = 0
     for i, edition in enumerate(fed.editions):
-        s = by_ed.get(i, {"listed": 0, "new": 0, "changed": 0, "kept": 0})
+        s = by_ed.get(i, {"listed": 0, "new": 0, "changed": 0})
         # Players on the previous edition and not on this one.
         left = previous_listed - (s["listed"] - s["new"]) if i else 0
         out.append({**edition, "index": i, "listed": s["listed"], "new": s["new"] if i else 0,
                     "changed": s["changed"], "left": max(left, 0)})
         previous_listed = s["listed"]
     return out
-
-
-def _name(fed: _Federation, player_id: str | None, fallback: str | None = None) -> str | None:
-    player = fed.players.get(player_id or "")
-    return (player or {}).get("name") or fallback or player_id
 
 
 # ------------------------------------------------------------------ pages
@@ -378,7 +372,8 @@ def _render_federation(fed: _Federation, writer: _Writer, out: Path, result: Sit
         series: list[float | None] = [None] * len(editions)
         for row in listed:
             series[row[0]] = row[1]
-        current = dict(zip(ENTRY_COLUMNS, listed[-1], strict=True)) if listed and listed[-1][0] == len(editions) - 1 else None
+        on_latest = bool(listed) and listed[-1][0] == len(editions) - 1
+        current = dict(zip(ENTRY_COLUMNS, listed[-1], strict=True)) if on_latest else None
         known = fed.players.get(player_id, {})
         name = known.get("name") or player_names.get(player_id) or player_id
         chart = {"kind": "history", "target": "history-chart", "labels": labels, "dates": dates,
