@@ -36,15 +36,24 @@ from markupsafe import Markup, escape
 
 from warehouse import site as queries
 from website.errors import SiteError
+from website.fragments import (
+    ENTRY_COLUMNS,
+    GAME_COLUMNS,
+    STATUS_ORDER,
+    Names,
+    change_rows,
+    competition_sections,
+    edition_cells,
+    edition_rows,
+    list_rows,
+    signed,
+)
 from website.safe import page_name, visible
 
 if TYPE_CHECKING:  # the warehouse's engine type; SQLAlchemy itself stays in warehouse/
     from sqlalchemy.engine import Engine
 
 __all__ = ["SiteResult", "STATUS_ORDER", "build_site"]
-
-#: The list's status sections, in the order the federations print them.
-STATUS_ORDER: tuple[str, ...] = ("active", "provisional", "inactive", "unrated")
 
 _STATIC = Path(__file__).resolve().parent / "static"
 _STATIC_FILES = ("site.css", "site.js", "chart.umd.min.js", "LICENSE.chart.js.md")
@@ -63,6 +72,8 @@ class SiteResult:
     competitions: dict[str, int] = field(default_factory=dict)  #: federation -> competition pages
     editions: dict[str, int] = field(default_factory=dict)      #: federation -> editions
     seconds: float = 0.0
+    #: CPU seconds per phase (read, editions, cards, competitions, overview), summed over federations
+    phases: dict[str, float] = field(default_factory=dict)
 
 
 @functools.cache
@@ -101,20 +112,7 @@ def fmt_rating(value: float | None) -> str:
     return "" if value is None else f"{value:.0f}"
 
 
-def fmt_signed(value: float | None, digits: int = 0) -> str:
-    """A change with its sign (``+12``, ``−3``, ``0``).
-
-    Examples
-    --------
-    >>> fmt_signed(12.0), fmt_signed(-3.4), fmt_signed(0.0), fmt_signed(83.4297, 2)
-    ('+12', '−3', '0', '+83.43')
-    """
-    if value is None:
-        return ""
-    text = f"{value:+.{digits}f}"
-    if float(text) == 0:
-        return f"{0:.{digits}f}"
-    return text.replace("-", "\u2212")
+fmt_signed = signed
 
 
 def fmt_plusminus(value: float | None) -> str:
@@ -146,10 +144,11 @@ class _Writer:
         self.seen: set[Path] = set()
 
     def write(self, relative: str, text: str) -> None:
-        path = (self.root / relative).resolve()
-        # Every name below comes from page_name(); this is the belt to its braces.
-        if not path.is_relative_to(self.root):
+        # Every name comes from page_name() (one component, never ``..``); this is the belt to its braces.
+        parts = relative.split("/")
+        if any(part in ("", ".", "..") or "\\" in part for part in parts):
             raise SiteError(f"page {relative!r} would be written outside the site folder {self.root}")
+        path = self.root.joinpath(*parts)
         data = text.encode("utf-8")
         self.pages += 1
         self.seen.add(path)
@@ -183,53 +182,6 @@ def _json_block(payload: Mapping[str, Any]) -> Markup:
     text = json.dumps(payload, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return Markup(text)
-
-
-# ------------------------------------------------------------------ list rows (hot path)
-def _E(value: str) -> str:  # noqa: N802 - markupsafe's escape, as the templates use
-    return str(escape(value))
-
-
-def _text(value: Any) -> str:
-    return _E(str(visible(value)))
-
-
-def _list_rows(rows: Sequence[Mapping[str, Any]], prefix: str) -> Markup:
-    """The ``<tbody>`` sections of a list table, one per status.
-
-    Rendered here rather than in Jinja2: a 50,000-player edition has 50,000 rows
-    and a Jinja2 loop costs several times more. Every value is escaped.
-    """
-    by_status: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for row in rows:
-        by_status[row["status"] or "unrated"].append(row)
-    order = [s for s in STATUS_ORDER if s in by_status] + sorted(set(by_status) - set(STATUS_ORDER))
-    out: list[str] = []
-    for status in order:
-        section = by_status[status]
-        out.append(
-            f'<tbody class="section" data-section="{_text(status)}"><tr class="heading">'
-            f'<th colspan="8" scope="rowgroup">{_text(status.capitalize())} '
-            f'<span class="count">({len(section)})</span></th></tr>'
-        )
-        for r in section:
-            change = r["change"]
-            if change is None:
-                delta = '<td class="num new">new</td>' if r["new"] else '<td class="num"></td>'
-            else:
-                cls = "pos" if change > 0 else "neg" if change < 0 else "zero"
-                delta = f'<td class="num {cls}">{fmt_signed(change)}</td>'
-            out.append(
-                f'<tr data-s="{_text(status)}" data-c="{_text(r["category"] or "")}">'
-                f'<td class="num">{"" if r["rank"] is None else r["rank"]}</td>'
-                f'<td><a href="{prefix}{_E(page_name(r["player_id"] or ""))}"><bdi>{_text(r["name"])}</bdi></a></td>'
-                f'<td class="id">{_text(r["player_id"])}</td>'
-                f'<td class="num rating">{fmt_rating(r["rating"])}</td>{delta}'
-                f'<td>{_text(r["category"])}</td><td>{_text(status)}</td>'
-                f'<td class="num">{"" if r["games"] is None else r["games"]}</td></tr>'
-            )
-        out.append("</tbody>")
-    return Markup("".join(out))
 
 
 # ------------------------------------------------------------------ helpers
@@ -273,7 +225,7 @@ class _Federation:
     findings: dict[str, list[dict[str, Any]]]
     changes: dict[str, list[dict[str, Any]]]  # player -> changes
     changes_by_competition: dict[str, list[dict[str, Any]]]
-    explanations: dict[tuple[str, str, str | None], list[dict[str, Any]]]
+    explanations: dict[tuple[str, str, str | None], list[tuple[Any, ...]]]   # GAME_COLUMNS tuples
     last_load: dict[str, Any] | None
     corrections: pl.DataFrame | None
 
@@ -300,9 +252,14 @@ def _read(engine: Engine, federation: str, info: dict[str, Any]) -> _Federation:
     competitions = queries.site_competitions(engine, federation).to_dicts()
     findings = _grouped(queries.site_findings(engine, federation).to_dicts(), "competition_id")
     change_rows = queries.site_changes(engine, federation).to_dicts()
-    explanations: dict[tuple[str, str, str | None], list[dict[str, Any]]] = defaultdict(list)
-    for row in queries.site_explanations(engine, federation).iter_rows(named=True):
-        explanations[(row["player_id"], row["competition_id"], row["period"])].append(row)
+    # One list of game tuples (GAME_COLUMNS) per player, competition and period, in rating order:
+    # grouped by polars, not row by row in Python (half a million rows at 50,000 players).
+    key = ["player_id", "competition_id", "period"]
+    grouped = queries.site_explanations(engine, federation).group_by(key, maintain_order=True).agg(GAME_COLUMNS)
+    explanations = {
+        (pid, cid, period): list(zip(*columns, strict=True))
+        for pid, cid, period, *columns in grouped.iter_rows()
+    }
     return _Federation(
         federation=federation, info=info, editions=editions.to_dicts(), entries=entries,
         players=players, competitions=competitions, findings=findings,
@@ -320,7 +277,6 @@ def _edition_summaries(fed: _Federation) -> list[dict[str, Any]]:
             pl.len().alias("listed"),
             pl.col("new").sum().alias("new"),
             (pl.col("change").fill_null(0) != 0).sum().alias("changed"),
-            pl.col("prev_rating").is_not_null().sum().alias("kept"),
         )
         .sort("ed")
     )
@@ -328,7 +284,7 @@ def _edition_summaries(fed: _Federation) -> list[dict[str, Any]]:
     out = []
     previous_listed = 0
     for i, edition in enumerate(fed.editions):
-        s = by_ed.get(i, {"listed": 0, "new": 0, "changed": 0, "kept": 0})
+        s = by_ed.get(i, {"listed": 0, "new": 0, "changed": 0})
         # Players on the previous edition and not on this one.
         left = previous_listed - (s["listed"] - s["new"]) if i else 0
         out.append({**edition, "index": i, "listed": s["listed"], "new": s["new"] if i else 0,
@@ -337,12 +293,20 @@ def _edition_summaries(fed: _Federation) -> list[dict[str, Any]]:
     return out
 
 
-def _name(fed: _Federation, player_id: str | None, fallback: str | None = None) -> str | None:
-    player = fed.players.get(player_id or "")
-    return (player or {}).get("name") or fallback or player_id
-
-
 # ------------------------------------------------------------------ pages
+class _Clock:
+    """CPU time per phase, added into ``SiteResult.phases`` (for the benchmark and the logs)."""
+
+    def __init__(self, result: SiteResult) -> None:
+        self.result = result
+        self.last = time.process_time()
+
+    def lap(self, phase: str) -> None:
+        now = time.process_time()
+        self.result.phases[phase] = self.result.phases.get(phase, 0.0) + now - self.last
+        self.last = now
+
+
 def _render_federation(fed: _Federation, writer: _Writer, out: Path, result: SiteResult) -> dict[str, Any]:
     base = _fed_dir(fed.federation)
     root = out / base
@@ -356,7 +320,16 @@ def _render_federation(fed: _Federation, writer: _Writer, out: Path, result: Sit
     common = {"federation": fed.federation, "dir": base, "fed_name": fed.info.get("name") or fed.federation,
               "info": fed.info, "latest": latest}
     corrections = fed.corrections
+    player_names = {pid: p.get("name") for pid, p in fed.players.items()}
+    for row in fed.entries.select("player_id", "name").unique("player_id", keep="last").iter_rows():
+        if not player_names.get(row[0]):
+            player_names[row[0]] = row[1]
+    names_deep = Names(player_names, "../players/")   # from editions/ and competitions/
+    names_top = Names(player_names, "players/")       # from the federation's index
+    names_card = Names(player_names, "")              # from a card to another card
+    cells = edition_cells(editions)
 
+    clock = _Clock(result)
     # Editions: the list (the latest), the archive, one page each.
     edition_page = _template("edition.html")
     for e in editions:
@@ -367,7 +340,7 @@ def _render_federation(fed: _Federation, writer: _Writer, out: Path, result: Sit
         if corrections is not None:
             diff = _corrections_for(corrections, e)
         ctx = {**common, "edition": e, "previous": editions[e["index"] - 1] if e["index"] else None,
-               "rows": _list_rows(rows, "../players/"), "categories": categories, "statuses": statuses,
+               "rows": list_rows(rows, names_deep), "categories": categories, "statuses": statuses,
                "extra_columns": extra_columns, "corrections": diff, "is_current": e is latest}
         writer.write(f"{base}/editions/{e['edition']}.html", edition_page.render(root="../../", **ctx))
     if latest is not None:
@@ -375,7 +348,7 @@ def _render_federation(fed: _Federation, writer: _Writer, out: Path, result: Sit
         writer.write(f"{base}/index.html", edition_page.render(
             root="../", **{**common, "edition": latest,
                            "previous": editions[-2] if len(editions) > 1 else None,
-                           "rows": _list_rows(rows, "players/"),
+                           "rows": list_rows(rows, names_top),
                            "categories": sorted({r["category"] for r in rows if r["category"]}),
                            "statuses": [s for s in STATUS_ORDER if any(r["status"] == s for r in rows)],
                            "extra_columns": extra_columns, "corrections": None, "is_current": True,
@@ -384,48 +357,43 @@ def _render_federation(fed: _Federation, writer: _Writer, out: Path, result: Sit
         root="../../", **common, editions=list(reversed(editions)), extra_columns=extra_columns,
         has_corrections=corrections is not None))
 
+    clock.lap("editions")
     # Player cards.
     card = _template("player.html")
     competitions = {c["competition_id"]: c for c in fed.competitions}
-    history: dict[str, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
-    for row in fed.entries.select("player_id", "ed", "rating", "change", "status", "category", "rank", "games",
-                                  "name", "new").iter_rows(named=True):
-        history[row["player_id"]].append((row["ed"], row))
+    # Each player's lines on every edition (ENTRY_COLUMNS tuples, oldest first), grouped by polars.
+    history = {
+        pid: list(zip(*columns, strict=True))
+        for pid, *columns in fed.entries.group_by("player_id", maintain_order=True).agg(ENTRY_COLUMNS).iter_rows()
+    }
     player_ids = sorted(set(history) | set(fed.changes))
     for player_id in player_ids:
         listed = history.get(player_id, [])
         series: list[float | None] = [None] * len(editions)
-        for ed, row in listed:
-            series[ed] = row["rating"]
-        current = listed[-1][1] if listed and listed[-1][0] == len(editions) - 1 else None
+        for row in listed:
+            series[row[0]] = row[1]
+        on_latest = bool(listed) and listed[-1][0] == len(editions) - 1
+        current = dict(zip(ENTRY_COLUMNS, listed[-1], strict=True)) if on_latest else None
         known = fed.players.get(player_id, {})
-        name = known.get("name") or (listed[-1][1]["name"] if listed else None) or player_id
-        rated = []
-        for change in reversed(fed.changes.get(player_id, [])):
-            comp = competitions.get(change["competition_id"], {})
-            games = fed.explanations.get((player_id, change["competition_id"], change["period"]), [])
-            rated.append({
-                **change, "competition": comp, "page": page_name(change["competition_id"]),
-                "games_list": [{**g, "opponent_name": _name(fed, g["opponent_id"]),
-                                "opponent_page": page_name(g["opponent_id"] or "")} for g in games],
-                "total": sum(g["contribution"] or 0.0 for g in games),
-            })
+        name = known.get("name") or player_names.get(player_id) or player_id
         chart = {"kind": "history", "target": "history-chart", "labels": labels, "dates": dates,
                  "ratings": series, "label": f"Rating of {name} by edition"}
         writer.write(f"{base}/players/{page_name(player_id)}", card.render(
             root="../../", **common, player_id=player_id, name=name, known=known, current=current,
-            editions_listed=[(editions[ed], row) for ed, row in reversed(listed)], rated=rated,
+            editions_table=edition_rows(listed[::-1], cells),
+            competitions_html=competition_sections(fed.changes.get(player_id, []), competitions,
+                                                   fed.explanations, player_id, names_card),
             chart=_json_block(chart), points=sum(v is not None for v in series)))
     result.players[fed.federation] = len(player_ids)
     result.removed += writer.prune(root / "players")
 
+    clock.lap("cards")
     # Competition pages.
     page = _template("competition.html")
     for comp in fed.competitions:
         cid = comp["competition_id"]
-        changes = [{**c, "name": _name(fed, c["player_id"]), "page": page_name(c["player_id"])}
-                   for c in fed.changes_by_competition.get(cid, [])]
-        changes.sort(key=lambda c: -(c["rating_after"] or 0))
+        changes = sorted(fed.changes_by_competition.get(cid, []), key=lambda c: -(c["rating_after"] or 0))
+        has_period = any(c["period"] for c in changes)
         findings = sorted(fed.findings.get(cid, []),
                           key=lambda f: ({"reject": 0, "exclude": 1, "warn": 2}.get(f["severity"] or "", 3),
                                          f["line"] is None, f["line"] or 0))
@@ -434,11 +402,13 @@ def _render_federation(fed: _Federation, writer: _Writer, out: Path, result: Sit
         if status == "accepted" and "exclude" in severities:
             status = "accepted_with_exclusions"
         writer.write(f"{base}/competitions/{page_name(cid)}", page.render(
-            root="../../", **common, comp=comp, status=status, findings=findings, changes=changes))
+            root="../../", **common, comp=comp, status=status, findings=findings, changes=bool(changes),
+            has_period=has_period, change_rows=change_rows(changes, names_deep, period=has_period)))
     result.competitions[fed.federation] = len(fed.competitions)
     result.removed += writer.prune(root / "competitions")
     result.removed += writer.prune(root / "editions")
 
+    clock.lap("competitions")
     # Overview: distribution on the current edition, activity by month.
     current_rows = per_edition.get(latest["index"], []) if latest else []
     hist = _histogram([r["rating"] for r in current_rows if r["rating"] is not None])
@@ -467,6 +437,7 @@ def _render_federation(fed: _Federation, writer: _Writer, out: Path, result: Sit
         months=[(m, activity[m]["competitions"], activity[m]["games"], len(activity[m]["players"]))
                 for m in months]))
     result.editions[fed.federation] = len(editions)
+    clock.lap("overview")
 
     last = fed.last_load
     night = [c for c in fed.competitions if last and c["load_id"] == last["load_id"]]
@@ -547,7 +518,9 @@ def build_site(
         info = {k: v for k, v in known[federation].items() if v is not None}
         for key, value in (names or {}).get(federation, {}).items():
             info.setdefault(key, value)
+        started_read = time.process_time()
         fed = _read(engine, federation, info)
+        result.phases["read"] = result.phases.get("read", 0.0) + time.process_time() - started_read
         summaries[federation] = _render_federation(fed, writer, out, result)
     # The index lists every federation with pages in the folder, generated now or before.
     listed = []

@@ -1,0 +1,230 @@
+"""The repeated parts of the big pages, rendered with plain string formatting.
+
+A site of 50,000 player cards and 50,000-row editions is mostly table rows.
+A Jinja2 loop costs about 6 ms a card (every expression goes through
+``finalize`` and ``escape``); these functions build the same rows in a tenth of
+that, and the page templates insert them as ``Markup``. Every text that comes
+from a file (names, ids, competition names) goes through :func:`text`, which
+applies the same :func:`~website.safe.visible` and the same escaping as the
+templates; numbers are formatted here and need none.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from website.safe import page_name, visible
+
+__all__ = ["Names", "change_rows", "competition_sections", "edition_cells", "edition_rows", "list_rows", "text"]
+
+#: A player's line on one edition, as :func:`edition_rows` takes it (``ed``: the edition's index).
+ENTRY_COLUMNS: tuple[str, ...] = ("ed", "rating", "change", "status", "category", "rank", "games", "new")
+#: One game of an explanation, as :func:`competition_sections` takes it.
+GAME_COLUMNS: tuple[str, ...] = ("round", "opponent_id", "opponent_rating", "rating", "handicap", "score",
+                                 "expected", "k", "contribution", "rule_set")
+
+#: The list's status sections, in the order the federations print them.
+STATUS_ORDER: tuple[str, ...] = ("active", "provisional", "inactive", "unrated")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def text(value: Any) -> str:
+    """Escaped, visible text of a value from a file (empty for None); cached, as the same
+    statuses, categories, rule sets and names recur on thousands of pages.
+
+    Examples
+    --------
+    >>> text("<b>A & B</b>\\x07"), text(None)
+    ('&lt;b&gt;A &amp; B&lt;/b&gt;\\ufffd', '')
+    """
+    return str(escape(visible(value)))
+
+
+def signed(value: float | None, digits: int = 0) -> str:
+    """A change with its sign (``+12``, ``−3``, ``0``).
+
+    Examples
+    --------
+    >>> signed(12.0), signed(-3.4), signed(0.0), signed(83.4297, 2), signed(-0.001, 2)
+    ('+12', '−3', '0', '+83.43', '0.00')
+    """
+    if value is None:
+        return ""
+    if round(value, digits) == 0:
+        return "0" if digits == 0 else f"{0:.{digits}f}"
+    if value < 0:
+        return f"\u2212{-value:.{digits}f}"
+    return f"+{value:.{digits}f}"
+
+
+def _num(value: float | None, digits: int) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def _int(value: int | None) -> str:
+    return "" if value is None else str(value)
+
+
+class Names:
+    """Links to player cards, escaped once per player and reused on every page that names them."""
+
+    def __init__(self, names: Mapping[str, str | None], prefix: str) -> None:
+        self._names = names
+        self._prefix = prefix
+        self._links: dict[str, str] = {}
+
+    def link(self, player_id: str | None) -> str:
+        """``<a href="…"><bdi>name</bdi></a>`` (the id when the name is unknown)."""
+        if player_id is None:
+            return ""
+        found = self._links.get(player_id)
+        if found is None:
+            name = self._names.get(player_id) or player_id
+            found = f'<a href="{self._prefix}{text(page_name(player_id))}"><bdi>{text(name)}</bdi></a>'
+            self._links[player_id] = found
+        return found
+
+
+def list_rows(rows: Sequence[Mapping[str, Any]], names: Names) -> Markup:
+    """The ``<tbody>`` sections of a list table, one per status, in :data:`STATUS_ORDER`.
+
+    Each row: rank, name (link to the card), id, rating, change since the previous
+    edition (``new`` when not on it), category, status, games; ``data-s`` and
+    ``data-c`` carry status and category for the filter of site.js.
+    """
+    by_status: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_status[row["status"] or "unrated"].append(row)
+    order = [s for s in STATUS_ORDER if s in by_status] + sorted(set(by_status) - set(STATUS_ORDER))
+    categories: dict[Any, str] = {}
+    out: list[str] = []
+    for status in order:
+        section = by_status[status]
+        s = text(status)
+        out.append(
+            f'<tbody class="section" data-section="{s}"><tr class="heading">'
+            f'<th colspan="8" scope="rowgroup">{text(status.capitalize())} '
+            f'<span class="count">({len(section)})</span></th></tr>'
+        )
+        for r in section:
+            change = r["change"]
+            if change is None:
+                delta = '<td class="num new">new</td>' if r["new"] else '<td class="num"></td>'
+            else:
+                cls = "pos" if change > 0 else "neg" if change < 0 else "zero"
+                delta = f'<td class="num {cls}">{signed(change)}</td>'
+            category = categories.get(r["category"])
+            if category is None:
+                category = categories[r["category"]] = text(r["category"])
+            rating = r["rating"]
+            out.append(
+                f'<tr data-s="{s}" data-c="{category}"><td class="num">{_int(r["rank"])}</td>'
+                f'<td>{names.link(r["player_id"])}</td><td class="id">{text(r["player_id"])}</td>'
+                f'<td class="num rating">{"" if rating is None else f"{rating:.0f}"}</td>{delta}'
+                f'<td>{category}</td><td>{s}</td><td class="num">{_int(r["games"])}</td></tr>'
+            )
+        out.append("</tbody>")
+    return Markup("".join(out))
+
+
+def edition_cells(editions: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The first two cells (edition, date) of a card's row for each edition, made once per federation."""
+    return [f'<tr><td class="num"><a href="../editions/{e["edition"]}.html">{e["edition"]}</a></td>'
+            f'<td>{e["as_of"]}</td>' for e in editions]
+
+
+def edition_rows(listed: Sequence[tuple[Any, ...]], cells: Sequence[str]) -> Markup:
+    """Rows of a card's table of editions: the player's lines (ENTRY_COLUMNS tuples), newest first;
+    ``cells`` from :func:`edition_cells`."""
+    out = []
+    for index, rating, change, status, category, rank, games, new in listed:
+        delta = signed(change) if change is not None else ("new" if new else "")
+        out.append(
+            f'{cells[index]}<td class="num rating">{"" if rating is None else f"{rating:.0f}"}</td>'
+            f'<td class="num">{delta}</td><td>{text(status)}</td><td>{text(category)}</td>'
+            f'<td class="num">{_int(rank)}</td><td class="num">{_int(games)}</td></tr>'
+        )
+    return Markup("".join(out))
+
+
+def competition_sections(
+    rated: Sequence[Mapping[str, Any]],
+    competitions: Mapping[str, Mapping[str, Any]],
+    explanations: Mapping[tuple[str, str, str | None], Sequence[tuple[Any, ...]]],
+    player_id: str,
+    names: Names,
+) -> Markup:
+    """A card's competitions, newest first, each with its game-by-game explanation.
+
+    ``rated``: the player's rating changes in rating order. The footer of each
+    table sums the games' contributions: that sum is the change (unrounded);
+    the published rating is ``rating_before + change``, rounded.
+    """
+    if not rated:
+        return Markup("<p>No rated competition in the warehouse for this player.</p>")
+    out = []
+    for n, change in enumerate(reversed(rated)):
+        cid = change["competition_id"]
+        comp = competitions.get(cid, {})
+        games = explanations.get((player_id, cid, change["period"]), ())
+        handicap = any(g[4] is not None for g in games)
+        period = f' <span class="id">period {text(change["period"])}</span>' if change["period"] else ""
+        before, delta, after = change["rating_before"], change["change"], change["rating_after"]
+        out.append(
+            f'<section class="rated" id="c-{len(rated) - n}">'
+            f'<h3><a href="../competitions/{text(page_name(cid))}"><bdi>{text(comp.get("name") or cid)}</bdi></a> '
+            f'<span class="id">{text(cid)}</span>{period}</h3>'
+            f'<p class="meta">{comp.get("end_date") or ""} · rule set {text(change["rule_set"])} · '
+            f'K {_num(change["k"], 0)} · {_int(change["games"])} game(s), score {_num(change["score"], 1)}, '
+            f'expected {_num(change["expected"], 2)} · rating {_num(before, 0)} → <strong>{_num(after, 0)}</strong></p>'
+            '<table class="data compact games"><thead><tr><th class="num">Round</th><th>Opponent</th>'
+            '<th class="num">Opponent rating</th><th class="num">Rating used</th>'
+            + ('<th class="num">Handicap</th>' if handicap else "")
+            + '<th class="num">Score</th><th class="num">Expected</th><th class="num">K</th>'
+            '<th class="num">Contribution</th><th>Rule set</th></tr></thead><tbody>'
+        )
+        total = 0.0
+        for rnd, opponent, opp_rating, rating, stones, score, expected, k, contribution, rule_set in games:
+            total += contribution or 0.0
+            out.append(
+                f'<tr><td class="num">{_int(rnd)}</td><td>{names.link(opponent)}</td>'
+                f'<td class="num">{_num(opp_rating, 0)}</td><td class="num">{_num(rating, 0)}</td>'
+                + (f'<td class="num">{_int(stones)}</td>' if handicap else "")
+                + f'<td class="num">{_num(score, 1)}</td><td class="num">{_num(expected, 3)}</td>'
+                f'<td class="num">{_num(k, 0)}</td><td class="num">{signed(contribution, 2)}</td>'
+                f'<td>{text(rule_set)}</td></tr>'
+            )
+        term = ""
+        if before is not None and delta is not None:
+            sign = "\u2212" if delta < 0 and round(delta, 2) != 0 else "+"
+            term = (f'<p class="meta">Rating {before:.2f} {sign} {abs(delta):.2f} = {before + delta:.2f}, '
+                    f'published rounded as {_num(after, 0)}.</p>')
+        out.append(
+            f'</tbody><tfoot><tr><th colspan="{8 if handicap else 7}">Sum of the contributions: the change</th>'
+            f'<td class="num total" data-change="{delta!r}">{signed(total, 2)}</td><td></td></tr></tfoot>'
+            f'</table>{term}</section>'
+        )
+    return Markup("".join(out))
+
+
+def change_rows(changes: Sequence[Mapping[str, Any]], names: Names, *, period: bool) -> Markup:
+    """Rows of a competition's rating changes: player, id, (period,) before, games, score,
+    expected, K, change, after."""
+    out = []
+    for c in changes:
+        delta = c["change"]
+        cls = "neg" if delta is not None and delta < 0 else "pos"
+        out.append(
+            f'<tr><td>{names.link(c["player_id"])}</td><td class="id">{text(c["player_id"])}</td>'
+            + (f'<td>{text(c["period"])}</td>' if period else "")
+            + f'<td class="num">{_num(c["rating_before"], 0)}</td><td class="num">{_int(c["games"])}</td>'
+            f'<td class="num">{_num(c["score"], 1)}</td><td class="num">{_num(c["expected"], 2)}</td>'
+            f'<td class="num">{_num(c["k"], 0)}</td><td class="num {cls}">{signed(delta, 1)}</td>'
+            f'<td class="num">{_num(c["rating_after"], 0)}</td></tr>'
+        )
+    return Markup("".join(out))
