@@ -12,6 +12,7 @@ RATINGS = Path(sys.executable).with_name("ratings")
 
 def ratings_env(tmp: Path, **extra: str) -> dict[str, str]:
     """An environment for a child ``ratings``: offline, its own Prefect home and log folder."""
+    (tmp / "prefect-home").mkdir(parents=True, exist_ok=True)   # Prefect makes only the last folder
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RATINGS_CRASH", "RATINGS_FAULT"))}
     env.pop("PREFECT_API_URL", None)
     env.update({
