@@ -147,6 +147,8 @@ def _friendly(command: Callable[P, None]) -> Callable[P, None]:
         from flows import errors
 
         try:
+            if command.__name__ in _FLOW_COMMANDS:
+                errors.quiet_console_tracebacks()   # Prefect logs a failed flow's traceback
             command(*args, **kwargs)
         except (typer.Exit, typer.Abort, KeyboardInterrupt, SystemExit):
             raise
@@ -162,6 +164,10 @@ def _friendly(command: Callable[P, None]) -> Callable[P, None]:
             _unexpected(error, command.__name__)
 
     return wrapper
+
+
+#: Commands that run Prefect flows (whose console logging must not print tracebacks).
+_FLOW_COMMANDS = frozenset({"run", "backfill", "whatif", "site"})
 
 
 def errors_busy() -> type[Exception]:

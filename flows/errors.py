@@ -79,3 +79,32 @@ def one_line(error: BaseException) -> str:
     text = str(error).strip().splitlines()
     first = text[0] if text else ""
     return mask_secrets(f"{type(error).__name__}: {first}" if first else type(error).__name__)
+
+
+class _NoTraceback:
+    """A logging filter that keeps a record's message and drops its traceback (console only).
+
+    The console handler runs after the Prefect API handler of the flow-run loggers
+    (propagation reaches the root last), so the run's logs in Prefect keep the
+    traceback; the terminal gets one line, and the error log the details.
+    """
+
+    def filter(self, record: object) -> bool:
+        for attr in ("exc_info", "exc_text", "stack_info"):
+            if getattr(record, attr, None):
+                setattr(record, attr, None)
+        return True
+
+
+def quiet_console_tracebacks() -> None:
+    """Configure Prefect's logging, then keep tracebacks off its console handlers."""
+    import logging
+
+    import prefect.main  # noqa: F401 - sets up Prefect's logging (its console handler)
+    from prefect.logging.handlers import PrefectConsoleHandler
+
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, PrefectConsoleHandler) and not any(
+            isinstance(f, _NoTraceback) for f in handler.filters
+        ):
+            handler.addFilter(_NoTraceback())  # type: ignore[arg-type]
