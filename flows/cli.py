@@ -90,15 +90,6 @@ def _version_callback(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
-def _main(
-    show_version: Annotated[
-        bool, typer.Option("--version", help="Print the version and exit.", callback=_version_callback, is_eager=True)
-    ] = False,
-) -> None:
-    """Federation Ratings: result files in, official rating lists out."""
-
-
 WarehouseOpt = Annotated[
     Optional[str],
     typer.Option("--warehouse", help="Warehouse URL (default: $RATINGS_WAREHOUSE_URL or sqlite:///ratings.db)."),
@@ -122,6 +113,9 @@ def _root(
         typer.Option("--config", envvar="RATINGS_CONFIG", metavar="FILE", is_eager=True, callback=_use_config,
                      help="The installation's federations.toml: its tables override the packaged ones key by key."),
     ] = None,
+    show_version: Annotated[
+        bool, typer.Option("--version", help="Print the version and exit.", callback=_version_callback, is_eager=True)
+    ] = False,
 ) -> None:
     """Federation Ratings: result files in, official rating lists out.
 
