@@ -69,6 +69,8 @@ class ListFormat(str, Enum):
 P = ParamSpec("P")
 
 LIST_COLUMNS = ["federation", "player_id", "name", "rating", "games", "status", "category", "rank"]
+#: Rating systems whose federations publish whole ratings (list exports print integers).
+INTEGER_SYSTEMS = frozenset({"barruf", "fide-elo", "egf-gor"})
 
 
 def _friendly(command: Callable[P, None]) -> Callable[P, None]:
@@ -271,9 +273,17 @@ def _export_frame(frame, warehouse_url: str | None, federation: str, as_of: date
 
     from warehouse.lookups import edition_in_force
 
+    import numpy as np
+
+    from engine.rounding import round_half_away_array
+    from engine.rulesets import system_for
+    from flows.config import federation_config
+
     rating = frame.get_column("rating")
-    if rating.dtype.is_float() and bool((rating.drop_nulls() == rating.drop_nulls().round(0)).all()):
-        frame = frame.with_columns(pl.col("rating").cast(pl.Int64))
+    # BARRUF, FIDE and the EGD publish whole ratings (the EGF keeps GoR exact inside, prints it whole).
+    if rating.dtype.is_float() and system_for(federation, federation_config(federation)) in INTEGER_SYSTEMS:
+        whole = round_half_away_array(rating.fill_null(np.nan).to_numpy().astype(np.float64))
+        frame = frame.with_columns(pl.Series("rating", whole).fill_nan(None).cast(pl.Int64))
     if "edition" not in frame.columns or "as_of" not in frame.columns:
         found = edition_in_force(_engine(warehouse_url), federation, as_of)
         edition, day = found if found is not None else (None, None)
