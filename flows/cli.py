@@ -126,6 +126,8 @@ def _root(
 P = ParamSpec("P")
 
 LIST_COLUMNS = ["federation", "player_id", "name", "rating", "games", "status", "category", "rank"]
+#: Rating systems whose federations publish whole ratings (list exports print integers).
+INTEGER_SYSTEMS = frozenset({"barruf", "fide-elo", "egf-gor"})
 
 
 def _friendly(command: Callable[P, None]) -> Callable[P, None]:
@@ -554,7 +556,7 @@ def list_(
     title = (f"{federation} rating list, edition {info['edition']} ({info['kind']}), in force from {info['as_of']}"
              + (f", list {list_name}" if list_name else ""))
     if format in (ListFormat.csv, ListFormat.json):
-        frame = _export_frame(frame, info)
+        frame = _export_frame(frame, {**info, "federation": federation})
     if format is ListFormat.csv:
         sys.stdout.write(frame.write_csv())
     elif format is ListFormat.json:
@@ -576,9 +578,18 @@ def _export_frame(frame, info: dict[str, object]):  # type: ignore[no-untyped-de
     rating of the list is whole), and the list's ``edition`` and ``as_of`` on every row."""
     import polars as pl
 
+    import numpy as np
+
+    from engine.rounding import round_half_away_array
+    from engine.rulesets import system_for
+    from flows.config import federation_config
+
+    federation = str(info.get("federation") or frame.get_column("federation").drop_nulls().first())
     rating = frame.get_column("rating")
-    if rating.dtype.is_float() and bool((rating.drop_nulls() == rating.drop_nulls().round(0)).all()):
-        frame = frame.with_columns(pl.col("rating").cast(pl.Int64))
+    # BARRUF, FIDE and the EGD publish whole ratings (the EGF keeps GoR exact inside, prints it whole).
+    if rating.dtype.is_float() and system_for(federation, federation_config(federation)) in INTEGER_SYSTEMS:
+        whole = round_half_away_array(rating.fill_null(np.nan).to_numpy().astype(np.float64))
+        frame = frame.with_columns(pl.Series("rating", whole).fill_nan(None).cast(pl.Int64))
     day = info.get("as_of")
     return frame.with_columns(
         pl.lit(info.get("edition"), pl.Int64).alias("edition"),

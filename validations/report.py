@@ -130,7 +130,7 @@ def file_report(source: str, findings: pl.DataFrame, *, federation: str | None =
     if federation in (None, "", "unknown"):
         # Nobody else would see it: the rating officer forwards it to the organiser.
         extra["For"] = ("the rating officer: the file names no federation and was not dropped in an "
-                        "inbox/<federation>/ folder")
+                        "inbox/FEDERATION/ folder")
     return CompetitionReport(
         federation=str(federation or ""), competition_id=source, name=None, source=source,
         status="rejected", findings=own, changes=empty({**RATING_CHANGES_SCHEMA, "name": pl.Utf8()}),
