@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import engine
 from tests.engine import reference
+from tests.engine.conftest import shared_path
 
 #: Shrinkable hypothesis examples: each a batch of up to BATCH independent histories
 #: (disjoint players and competitions) rated in one call.
@@ -32,27 +33,64 @@ COMP_SCHEMA = {"competition_id": pl.Utf8, "start_date": pl.Date, "end_date": pl.
 GAME_SCHEMA = {"competition_id": pl.Utf8, "round": pl.Int32, "player_a": pl.Utf8, "player_b": pl.Utf8,
                "score_a": pl.Float64, "status": pl.Utf8, "handicap": pl.Int32, "source_line": pl.Int32}
 SEED_SCHEMA = {"player_id": pl.Utf8, "rating": pl.Float64, "games": pl.Int64, "k": pl.Float64}
+PLAYER_SCHEMA = {"player_id": pl.Utf8, "birth_year": pl.Int64, "declared_rating": pl.Float64, "declared_rank": pl.Utf8}
 HANDICAPS = (0, 0, 0, 0, 0, 0, 1, 2, 5, -3, 9)
-Rows = tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]
+#: EGF grades a newcomer may declare (RULES.md: 20k = 100 ... 1k = 2000, 1d = 2100 ... 7d = 2700).
+GRADES = tuple(f"{n}k" for n in range(20, 0, -1)) + tuple(f"{n}d" for n in range(1, 8))
+Rows = tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]
+Frames = tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]
+
+
+def player_row(pid: str, seeded: bool, system: str | None, pick: Any) -> dict[str, Any] | None:
+    """The players-file row of ``pid`` for ``system`` (``None``: no players file), drawn with ``pick``.
+
+    ``pick(options)`` chooses one of ``options``. FIDE: a birth year (juniors get
+    K 40 below 2300 from 2014) and, for a player the seed does not rate, sometimes
+    a declared rating (0: declared unrated). EGF: a player the seed does not rate
+    declares a rating or a grade. BARRUF: sometimes a declared rating.
+    """
+    if system is None:
+        return None
+    row: dict[str, Any] = {"player_id": pid, "birth_year": None, "declared_rating": None, "declared_rank": None}
+    if system == "fide":
+        row["birth_year"] = pick([None, *range(1990, 2016)])
+        if not seeded:
+            row["declared_rating"] = pick([None, None, 0.0, *(float(r) for r in range(1000, 2500, 37))])
+    elif system == "egf" and not seeded:
+        if pick([True, False]):
+            row["declared_rating"] = float(pick(range(-900, 2800, 23)))
+        else:
+            row["declared_rank"] = pick(GRADES)
+    elif system == "barruf" and not seeded:
+        row["declared_rating"] = pick([None, *(float(r) for r in range(700, 1500, 17))])
+    return row
 
 
 @st.composite
 def history_rows(
     draw: st.DrawFn, *, first: date, last: date, rated_share: float = 0.8, handicaps: bool = False,
-    classes: bool = False, rating_range: tuple[int, int] = (700, 2300), prefix: str = "",
+    classes: bool = False, rating_range: tuple[int, int] = (700, 2300), prefix: str = "", players: str | None = None,
 ) -> Rows:
-    """One random history as plain rows (frames are built once per batch: cheaper)."""
+    """One random history as plain rows (frames are built once per batch: cheaper).
+
+    ``players`` names the system whose players file to draw (see :func:`player_row`).
+    """
     n_players = draw(st.integers(2, 10))
     ids = [f"{prefix}p{i}" for i in range(n_players)]
     seed_rows = []
+    player_rows = []
     for pid in ids:
-        if rated_share >= 1.0 or draw(st.floats(0, 1)) < rated_share:
+        seeded = rated_share >= 1.0 or draw(st.floats(0, 1)) < rated_share
+        if seeded:
             seed_rows.append({
                 "player_id": pid,
                 "rating": float(draw(st.integers(*rating_range))),
                 "games": draw(st.integers(0, 80)),
                 "k": draw(st.sampled_from([None, None, 10.0, 20.0, 40.0])),
             })
+        row = player_row(pid, seeded, players, lambda options: draw(st.sampled_from(list(options))))
+        if row is not None:
+            player_rows.append(row)
     n_comps = draw(st.integers(1, 6))
     span = (last - first).days
     comps: list[dict[str, Any]] = []
@@ -72,25 +110,25 @@ def history_rows(
                 "handicap": draw(st.sampled_from(HANDICAPS)) if handicaps else 0,
                 "source_line": len(games) + 2,
             })
-    return comps, games, seed_rows
+    return comps, games, seed_rows, player_rows
 
 
-def _frames(rows: Rows) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    comps, games, seed = rows
+def _frames(rows: Rows) -> Frames:
+    comps, games, seed, players = rows
     return (pl.DataFrame(comps, schema=COMP_SCHEMA), pl.DataFrame(games, schema=GAME_SCHEMA),
-            pl.DataFrame(seed, schema=SEED_SCHEMA))
+            pl.DataFrame(seed, schema=SEED_SCHEMA), pl.DataFrame(players, schema=PLAYER_SCHEMA))
 
 
 def histories(**kwargs: Any) -> st.SearchStrategy[tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]]:
-    """One random history as frames."""
-    return history_rows(**kwargs).map(_frames)
+    """One random history as frames (competitions, games, seed)."""
+    return history_rows(**kwargs).map(lambda rows: _frames(rows)[:3])
 
 
 @st.composite
-def batches(draw: st.DrawFn, **kwargs: Any) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+def batches(draw: st.DrawFn, /, **kwargs: Any) -> Frames:
     """Up to BATCH independent histories (disjoint players and competitions) merged into one."""
     n = draw(st.integers(1, BATCH))
-    merged: Rows = ([], [], [])
+    merged: Rows = ([], [], [], [])
     for i in range(n):
         rows = draw(history_rows(prefix=f"h{i}:", **kwargs))
         for acc, part in zip(merged, rows, strict=True):
@@ -100,22 +138,28 @@ def batches(draw: st.DrawFn, **kwargs: Any) -> tuple[pl.DataFrame, pl.DataFrame,
 
 def numpy_batch(
     seed: int, *, first: date, last: date, rated_share: float = 0.8, handicaps: bool = False, classes: bool = False,
-    rating_range: tuple[int, int] = (700, 2300), n_histories: int = BULK_HISTORIES,
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    rating_range: tuple[int, int] = (700, 2300), n_histories: int = BULK_HISTORIES, players: str | None = None,
+) -> Frames:
     """``n_histories`` random histories drawn with numpy from ``seed`` (same shape as :func:`history_rows`)."""
     rng = np.random.default_rng(seed)
     comps: list[dict[str, Any]] = []
     games: list[dict[str, Any]] = []
     seed_rows: list[dict[str, Any]] = []
+    player_rows: list[dict[str, Any]] = []
     span = (last - first).days
     for h in range(n_histories):
         n_players = int(rng.integers(2, 11))
         ids = [f"h{h}:p{i}" for i in range(n_players)]
         for pid in ids:
-            if rng.random() < rated_share:
+            seeded = bool(rng.random() < rated_share)
+            if seeded:
                 seed_rows.append({"player_id": pid, "rating": float(rng.integers(rating_range[0], rating_range[1] + 1)),
                                   "games": int(rng.integers(0, 81)),
                                   "k": [None, None, 10.0, 20.0, 40.0][int(rng.integers(0, 5))]})
+            row = player_row(pid, seeded, players,
+                             lambda options: (opts := list(options))[int(rng.integers(0, len(opts)))])
+            if row is not None:
+                player_rows.append(row)
         for c in range(int(rng.integers(1, 7))):
             s = first + timedelta(days=int(rng.integers(0, span + 1)))
             cid = f"h{h}:c{c}"
@@ -130,7 +174,41 @@ def numpy_batch(
                     "handicap": int(HANDICAPS[int(rng.integers(0, len(HANDICAPS)))]) if handicaps else 0,
                     "source_line": len(games) + 2,
                 })
-    return _frames((comps, games, seed_rows))
+    return _frames((comps, games, seed_rows, player_rows))
+
+
+@pytest.fixture(autouse=True)
+def _regulation_tables() -> None:
+    """The reference reads its tables from ../shared/rules: without them there is nothing to compare."""
+    shared_path("rules", "RULES.md")
+
+
+def test_reference_reproduces_the_regulation_vectors() -> None:
+    """The reference's own formulas against the figures RULES.md and its tables give."""
+    for row in reference._table("egf_new_2021_reference_values.csv"):
+        gor = float(row["GoR"])
+        assert reference.egf_con_2021(gor) == pytest.approx(float(row["con_new"]), abs=5e-5), gor
+        assert reference.egf_bonus_2021(gor) == pytest.approx(float(row["bonus"]), abs=5e-5), gor
+        assert reference._classic(gor, 1) == float(row["con_old_table"]), gor
+    assert reference.egf_se_2021(1000, 1300) == pytest.approx(0.27322256, abs=1e-8)
+    assert [reference.egf_grade_rating(g) for g in ("20k", "1k", "1d", "7d")] == [100.0, 2000.0, 2100.0, 2700.0]
+    comps, games, start, _ = _frames((
+        [{"competition_id": "T", "start_date": date(2022, 5, 1), "end_date": date(2022, 5, 1), "event_class": "A"}],
+        [{"competition_id": "T", "round": 1, "player_a": "a", "player_b": "b", "score_a": 1.0, "status": "played",
+          "handicap": 0, "source_line": 2}],
+        [{"player_id": p, "rating": 2100.0, "games": 0, "k": None} for p in "ab"], [],
+    ))
+    assert round(reference.egf(comps, games, start)[1]["a"], 3) == 2109.306  # 2100 beats 2100
+    # FIDE 2024 published initial rating: 1902 1/2, 1877 1/2, 1884 1, 2012 0, 1832 1 -> 1922
+    opponents = {"o1": (1902.0, 0.5), "o2": (1877.0, 0.5), "o3": (1884.0, 1.0), "o4": (2012.0, 0.0),
+                 "o5": (1832.0, 1.0)}
+    comps, games, start, _ = _frames((
+        [{"competition_id": "T", "start_date": date(2024, 5, 4), "end_date": date(2024, 5, 12), "event_class": None}],
+        [{"competition_id": "T", "round": i + 1, "player_a": "new", "player_b": o, "score_a": s, "status": "played",
+          "handicap": 0, "source_line": i + 2} for i, (o, (_, s)) in enumerate(opponents.items())],
+        [{"player_id": o, "rating": r, "games": 100, "k": 20.0} for o, (r, _) in opponents.items()], [],
+    ))
+    assert reference.fide(comps, games, start)[1]["new"] == 1922.0
 
 
 def _assert_same(run: engine.RatingRun, ref: dict[reference.Key, reference.Change], final: dict[str, float]) -> None:
@@ -159,41 +237,44 @@ def _assert_same(run: engine.RatingRun, ref: dict[reference.Key, reference.Chang
 @pytest.mark.slow
 @pytest.mark.hypothesis
 @SETTINGS
-@given(batches(first=date(2024, 9, 1), last=date(2027, 8, 31)))
-def test_barruf_fast_path_equals_reference(h: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]) -> None:
-    comps, games, start = h
-    run = engine.rate_history("ajusc", comps, games, start)
-    _assert_same(run, *reference.barruf(comps, games, start))
+@given(batches(first=date(2024, 9, 1), last=date(2027, 8, 31), players="barruf"))
+def test_barruf_fast_path_equals_reference(h: Frames) -> None:
+    comps, games, start, players = h
+    run = engine.rate_history("ajusc", comps, games, start, players=players)
+    _assert_same(run, *reference.barruf(comps, games, start, players=players))
 
 
 @pytest.mark.slow
 @pytest.mark.hypothesis
 @SETTINGS
-@given(batches(first=date(2008, 1, 1), last=date(2026, 12, 31), rated_share=0.6, rating_range=(1000, 2800)))
-def test_fide_fast_path_equals_reference(h: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]) -> None:
-    comps, games, start = h
-    run = engine.rate_history("fide", comps, games, start)
-    _assert_same(run, *reference.fide(comps, games, start))
+@given(batches(first=date(2008, 1, 1), last=date(2026, 12, 31), rated_share=0.6, rating_range=(1000, 2800),
+               players="fide"))
+def test_fide_fast_path_equals_reference(h: Frames) -> None:
+    comps, games, start, players = h
+    run = engine.rate_history("fide", comps, games, start, players=players)
+    _assert_same(run, *reference.fide(comps, games, start, players=players))
 
 
 @pytest.mark.slow
 @pytest.mark.hypothesis
 @SETTINGS
-@given(batches(first=date(2015, 1, 1), last=date(2024, 12, 31), rated_share=1.0, handicaps=True, classes=True,
-                 rating_range=(-900, 2800)),
+@given(batches(first=date(2015, 1, 1), last=date(2024, 12, 31), rated_share=0.7, handicaps=True, classes=True,
+               rating_range=(-900, 2800), players="egf"),
        st.sampled_from([None, "egf-gor-2021", "egf-gor-1998"]), st.sampled_from(["stronger", "split"]))
-def test_egf_fast_path_equals_reference(
-    h: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame], pinned: str | None, mode: str
-) -> None:
-    comps, games, start = h
+def test_egf_fast_path_equals_reference(h: Frames, pinned: str | None, mode: str) -> None:
+    comps, games, start, players = h
     config: dict[str, Any] = {"epsilon_mode": mode}
     if pinned:
         config["rule_set"] = pinned
-    run = engine.rate_history("egf", comps, games, start, config=config)
-    _assert_same(run, *reference.egf(comps, games, start, rule_set=pinned, epsilon_mode=mode))
+    run = engine.rate_history("egf", comps, games, start, config=config, players=players)
+    _assert_same(run, *reference.egf(comps, games, start, rule_set=pinned, epsilon_mode=mode, players=players))
 
 
 BULK = settings(max_examples=BULK_EXAMPLES, deadline=None)
+FIDE_BULK: dict[str, Any] = {"first": date(2008, 1, 1), "last": date(2026, 12, 31), "rated_share": 0.6, "rating_range": (1000, 2800),
+             "players": "fide"}
+EGF_BULK: dict[str, Any] = {"first": date(2015, 1, 1), "last": date(2024, 12, 31), "rated_share": 0.7, "handicaps": True,
+            "classes": True, "rating_range": (-900, 2800), "players": "egf"}
 
 
 @pytest.mark.slow
@@ -201,8 +282,9 @@ BULK = settings(max_examples=BULK_EXAMPLES, deadline=None)
 @BULK
 @given(st.integers(0, 2**32 - 1))
 def test_barruf_fast_path_equals_reference_in_bulk(seed: int) -> None:
-    comps, games, start = numpy_batch(seed, first=date(2024, 9, 1), last=date(2027, 8, 31))
-    _assert_same(engine.rate_history("ajusc", comps, games, start), *reference.barruf(comps, games, start))
+    comps, games, start, players = numpy_batch(seed, first=date(2024, 9, 1), last=date(2027, 8, 31), players="barruf")
+    _assert_same(engine.rate_history("ajusc", comps, games, start, players=players),
+                 *reference.barruf(comps, games, start, players=players))
 
 
 @pytest.mark.slow
@@ -210,9 +292,9 @@ def test_barruf_fast_path_equals_reference_in_bulk(seed: int) -> None:
 @BULK
 @given(st.integers(0, 2**32 - 1))
 def test_fide_fast_path_equals_reference_in_bulk(seed: int) -> None:
-    comps, games, start = numpy_batch(seed, first=date(2008, 1, 1), last=date(2026, 12, 31), rated_share=0.6,
-                                      rating_range=(1000, 2800))
-    _assert_same(engine.rate_history("fide", comps, games, start), *reference.fide(comps, games, start))
+    comps, games, start, players = numpy_batch(seed, **FIDE_BULK)
+    _assert_same(engine.rate_history("fide", comps, games, start, players=players),
+                 *reference.fide(comps, games, start, players=players))
 
 
 @pytest.mark.slow
@@ -220,10 +302,42 @@ def test_fide_fast_path_equals_reference_in_bulk(seed: int) -> None:
 @BULK
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["stronger", "split"]))
 def test_egf_fast_path_equals_reference_in_bulk(seed: int, mode: str) -> None:
-    comps, games, start = numpy_batch(seed, first=date(2015, 1, 1), last=date(2024, 12, 31), rated_share=1.0,
-                                      handicaps=True, classes=True, rating_range=(-900, 2800))
-    run = engine.rate_history("egf", comps, games, start, config={"epsilon_mode": mode})
-    _assert_same(run, *reference.egf(comps, games, start, epsilon_mode=mode))
+    comps, games, start, players = numpy_batch(seed, **EGF_BULK)
+    run = engine.rate_history("egf", comps, games, start, config={"epsilon_mode": mode}, players=players)
+    _assert_same(run, *reference.egf(comps, games, start, epsilon_mode=mode, players=players))
+
+
+def test_generated_players_reach_junior_k_and_declared_ratings() -> None:
+    """The generators' players files do exercise junior K and declared ratings and grades.
+
+    A fixed bulk batch is rated with and without its players file: junior K must
+    change some FIDE player's K, declared ratings must rate some newcomers, and EGF
+    newcomers must start from both declared ratings and declared grades.
+    """
+    comps, games, start, players = numpy_batch(7, **FIDE_BULK)
+    with_players = engine.rate_history("fide", comps, games, start, players=players)
+    without = engine.rate_history("fide", comps, games, start)
+    key = ["competition_id", "player_id"]
+    both = with_players.changes.join(without.changes, on=key, suffix="_without").join(players, on="player_id")
+    # Only a birth year turns a seeded player's K 20 into 40 (more rated games can only end K 40 for newcomers).
+    junior = both.filter((pl.col("k") == 40) & (pl.col("k_without") == 20))
+    assert junior.height > 0 and junior["birth_year"].is_not_null().all()
+    first = with_players.changes.join(players, on="player_id").sort("period").group_by("player_id").first()
+    declared = first.filter(pl.col("declared_rating") > 0)
+    assert declared.height > 0
+    assert (declared["rating_before"] == declared["declared_rating"]).all()
+
+    comps, games, start, players = numpy_batch(7, **EGF_BULK)
+    run = engine.rate_history("egf", comps, games, start, players=players)
+    newcomers = players.filter(~pl.col("player_id").is_in(start["player_id"].implode()))
+    order = comps.select("competition_id", "end_date", "start_date")
+    first = (run.changes.join(order, on="competition_id").sort("end_date", "start_date", "competition_id")
+             .group_by("player_id", maintain_order=True).first().join(newcomers, on="player_id"))
+    by_rating = first.filter(pl.col("declared_rating").is_not_null())
+    by_grade = first.filter(pl.col("declared_rank").is_not_null())
+    assert by_rating.height > 0 and by_grade.height > 0
+    assert (by_rating["rating_before"] == by_rating["declared_rating"]).all()
+    assert by_grade["rating_before"].to_list() == [reference.egf_grade_rating(g) for g in by_grade["declared_rank"]]
 
 
 # ---------------------------------------------------------------- invariants

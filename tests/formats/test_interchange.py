@@ -6,10 +6,11 @@ import csv
 import io
 import re
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import formats
@@ -441,6 +442,28 @@ def _row_reader(data: bytes, name: str, federation: str | None = None) -> format
         interchange._results_fast = saved
 
 
+def _read_noting_the_path(
+    data: bytes, name: str, federation: str | None = None
+) -> tuple[formats.ReadResult, bool]:
+    """``formats.read_bytes`` as the product calls it, and whether the vectorised path read it."""
+    from formats import interchange
+
+    saved = interchange._results_fast
+    taken: list[bool] = []
+
+    def noting(*args: Any, **kwargs: Any) -> formats.ReadResult | None:
+        result = saved(*args, **kwargs)
+        taken.append(result is not None)
+        return result
+
+    interchange._results_fast = noting
+    try:
+        read = formats.read_bytes(data, name, federation=federation)
+    finally:
+        interchange._results_fast = saved
+    return read, taken == [True]
+
+
 def _same(a: formats.ReadResult, b: formats.ReadResult) -> None:
     for col in ("competitions", "players", "games", "byes", "findings"):
         assert getattr(a, col).equals(getattr(b, col)), col
@@ -478,15 +501,68 @@ def test_vectorised_path_equals_row_reader_on_real_files(path: Path) -> None:
 def test_vectorised_path_equals_row_reader_on_mutations(
     edits: list[tuple[int, int, str]], federation: str | None
 ) -> None:
+    """Where the vectorised path reads a mutated file it equals the row reader, and it
+    reads every file the row reader accepts whole (one record a line, no finding):
+    a path that declined everything would fail here, not pass on the row reader alone."""
     header = HEADER + ",handicap,results_public,modality,event_class,colour_a"
     rows = [r + ",,true,classic,," for r in GOOD]
     for i, pos, text in edits:
         rows[i] = rows[i][:pos] + text + rows[i][pos + len(text) :]
     data = _file(*rows, header=header)
-    _same(
-        formats.read_bytes(data, "m.results.csv", federation=federation),
-        _row_reader(data, "m.results.csv", federation),
-    )
+    read, taken = _read_noting_the_path(data, "m.results.csv", federation)
+    exact = _row_reader(data, "m.results.csv", federation)
+    _same(read, exact)
+    text = data.decode("utf-8")
+    lines = re.split(r"\r\n|\r|\n", text)[:-1]
+    one_record_a_line = '"' not in text and all(line.strip() for line in lines)
+    if exact.findings.height == 0 and one_record_a_line:
+        assert taken, "the vectorised path declined a file the row reader accepts whole"
+    event(f"vectorised path taken: {taken}")
+
+
+_VALID_RESULT = st.one_of(
+    st.tuples(st.sampled_from(["1", "1.0", "1.00", "0.5", ".5", "0.50", "½", "0", "0.0", "0.00"]),
+              st.sampled_from(["played", "Played", ""])),
+    st.tuples(st.sampled_from(["1", "0", "1.00", "0.0"]), st.just("forfeit")),
+    st.tuples(st.just(""), st.sampled_from(["", "unknown"])),
+)
+
+
+@pytest.mark.hypothesis
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 3),
+            st.integers(1, 999),
+            _VALID_RESULT,
+            st.sampled_from(["", "0", "-3", "9"]),
+            st.sampled_from(["", "w", "B"]),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.lists(st.sampled_from(["", "true", "Yes", "0", "f"]), min_size=3, max_size=3),
+    st.sampled_from([None, "ajusc"]),
+)
+def test_vectorised_path_reads_valid_variations_as_the_row_reader(
+    rows: list[tuple[int, int, tuple[str, str], str, str]],
+    public: list[str],
+    federation: str | None,
+) -> None:
+    """Every spelling a valid file may use: the vectorised path reads it, equal to the row reader."""
+    header = HEADER + ",handicap,results_public,modality,event_class,colour_a"
+    lines = [  # results_public is a competition's: one spelling per competition
+        f"ajusc,C{c},Open {c},2025-10-0{c},2025-10-1{c},{rnd},{n}a,{n}b,{score},{status},{hcp},"
+        f"{public[c - 1]},classic,,{colour}"
+        for n, (c, rnd, (score, status), hcp, colour) in enumerate(rows)
+    ]
+    data = _file(*lines, header=header)
+    read, taken = _read_noting_the_path(data, "v.results.csv", federation)
+    exact = _row_reader(data, "v.results.csv", federation)
+    assert exact.findings.height == 0, exact.findings.rows()
+    assert taken
+    _same(read, exact)
 
 
 def test_vectorised_path_is_fast() -> None:
