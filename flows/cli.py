@@ -9,6 +9,7 @@ non-zero exit code, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -16,7 +17,7 @@ import sys
 from datetime import date
 from enum import Enum
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Annotated, Optional, ParamSpec
 
 import typer
@@ -128,6 +129,28 @@ def _parse_date(value: str | None, option: str) -> date | None:
     return None
 
 
+@contextlib.contextmanager
+def _url_in_environment(url: str | None) -> Iterator[None]:
+    """``RATINGS_WAREHOUSE_URL=url`` for the body (restored after).
+
+    The flows get the warehouse from the environment, never as a parameter: Prefect
+    stores a flow run's parameters (its database, the UI), and a URL may hold a
+    password (issue 9).
+    """
+    if url is None:
+        yield
+        return
+    before = os.environ.get("RATINGS_WAREHOUSE_URL")
+    os.environ["RATINGS_WAREHOUSE_URL"] = url
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("RATINGS_WAREHOUSE_URL", None)
+        else:
+            os.environ["RATINGS_WAREHOUSE_URL"] = before
+
+
 def _engine(url: str | None):  # type: ignore[no-untyped-def]
     import warehouse
 
@@ -155,10 +178,11 @@ def run(
     _engine(warehouse_url)  # migrate (or refuse) before the flow starts
     from flows.nightly import nightly
 
-    summary = nightly(
-        inbox=str(inbox), warehouse_url=warehouse_url, federation=federation, as_of=day,
-        reports_dir=str(reports), gx_root=str(gx_root) if gx_root else None,
-    )
+    with _url_in_environment(warehouse_url):   # never a flow parameter: Prefect stores those
+        summary = nightly(
+            inbox=str(inbox), warehouse_url=None, federation=federation, as_of=day,
+            reports_dir=str(reports), gx_root=str(gx_root) if gx_root else None,
+        )
     _print_summary(summary)
 
 
@@ -232,7 +256,8 @@ def backfill(
     _engine(warehouse_url)
     from flows.backfill import backfill as backfill_flow
 
-    result = backfill_flow(federation=federation, from_date=start, to_date=end, warehouse_url=warehouse_url)
+    with _url_in_environment(warehouse_url):   # never a flow parameter: Prefect stores those
+        result = backfill_flow(federation=federation, from_date=start, to_date=end, warehouse_url=None)
     typer.echo(
         f"{federation}: {result.competitions_rerated} competition(s) re-rated from {start}, "
         f"{result.changes_differing} rating change(s) differ, "

@@ -21,6 +21,7 @@ from sqlalchemy import Engine
 import engine
 import validations
 import warehouse
+from warehouse.guard import checkpoint
 from tasks.ingest import FederationBatch
 
 
@@ -123,6 +124,7 @@ def publish_federation(
     for report in reports:
         if report is None:
             continue
+        checkpoint("report")
         paths = validations.write_report(report, root)
         published.reports[report.competition_id] = report.status
         published.report_paths += [str(p) for p in paths]
