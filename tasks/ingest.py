@@ -164,6 +164,20 @@ def keep_latest_versions(results: list[formats.ReadResult], sent: dict[str, floa
     ]
 
 
+def _merge_players(players: pl.DataFrame) -> pl.DataFrame:
+    """One row per player: the last non-null value of each column over the night's files.
+
+    A results file that names no one must not blank the names a players list gave
+    (whichever file sorts last).
+    """
+    if players.height == 0:
+        return players
+    key = ["federation", "player_id"]
+    return players.group_by(key, maintain_order=True).agg(
+        [pl.col(c).drop_nulls().last() for c in players.columns if c not in key]
+    ).select(players.columns)
+
+
 def read_inbox(inbox: Path, seen: set[str], federation: str | None = None) -> Ingested:
     """Read every unit of ``inbox`` whose checksum is not in ``seen``; group them by federation."""
     batches: dict[str, FederationBatch] = {}
@@ -217,9 +231,7 @@ def read_inbox(inbox: Path, seen: set[str], federation: str | None = None) -> In
             federation=fed,
             files=files,
             competitions=concat([r.competitions for r in results], COMPETITIONS_SCHEMA),
-            players=concat([r.players for r in results], PLAYERS_SCHEMA).unique(
-                subset=["federation", "player_id"], keep="last", maintain_order=True
-            ),
+            players=_merge_players(concat([r.players for r in results], PLAYERS_SCHEMA)),
             games=concat([r.games for r in results], GAMES_SCHEMA),
             byes=concat([r.byes for r in results], BYES_SCHEMA),
             findings=findings,
