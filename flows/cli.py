@@ -207,6 +207,28 @@ def _parse_date(value: str | None, option: str) -> date | None:
     return None
 
 
+@contextlib.contextmanager
+def _url_in_environment(url: str | None) -> Iterator[None]:
+    """``RATINGS_WAREHOUSE_URL=url`` for the body (restored after).
+
+    The flows get the warehouse from the environment, never as a parameter: Prefect
+    stores a flow run's parameters (its database, the UI), and a URL may hold a
+    password (issue 9).
+    """
+    if url is None:
+        yield
+        return
+    before = os.environ.get("RATINGS_WAREHOUSE_URL")
+    os.environ["RATINGS_WAREHOUSE_URL"] = url
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("RATINGS_WAREHOUSE_URL", None)
+        else:
+            os.environ["RATINGS_WAREHOUSE_URL"] = before
+
+
 def _engine(url: str | None):  # type: ignore[no-untyped-def]
     import warehouse
 
@@ -330,10 +352,11 @@ def run(
     _engine(warehouse_url)  # migrate (or refuse) before the flow starts
     from flows.nightly import nightly
 
-    with _progress(["ingest_inbox", "validate_batch", "rate_federation", "load_federation", "publish_federation",
-                    "publish_site"]):
+    with _url_in_environment(warehouse_url), _progress(   # the URL is never a flow parameter: Prefect stores those
+        ["ingest_inbox", "validate_batch", "rate_federation", "load_federation", "publish_federation", "publish_site"]
+    ):
         summary = nightly(
-            inbox=str(inbox), warehouse_url=warehouse_url, federation=federation, as_of=day,
+            inbox=str(inbox), warehouse_url=None, federation=federation, as_of=day,
             reports_dir=str(reports), gx_root=str(gx_root) if gx_root else None,
             site_dir=None if no_site else str(site),
         )
@@ -439,8 +462,10 @@ def backfill(
     _engine(warehouse_url)
     from flows.backfill import backfill as backfill_flow
 
-    with _progress(["stored_changes", "rate_federation", "load_federation", "publish_federation", "publish_site"]):
-        result = backfill_flow(federation=federation, from_date=start, to_date=end, warehouse_url=warehouse_url,
+    with _url_in_environment(warehouse_url), _progress(   # the URL is never a flow parameter: Prefect stores those
+        ["stored_changes", "rate_federation", "load_federation", "publish_federation", "publish_site"]
+    ):
+        result = backfill_flow(federation=federation, from_date=start, to_date=end, warehouse_url=None,
                                site_dir=None if no_site else str(site))
     typer.echo(
         f"{federation}: {result.competitions_rerated} competition(s) re-rated from {start}, "

@@ -173,6 +173,20 @@ def keep_latest_versions(results: list[formats.ReadResult], sent: dict[str, floa
     ]
 
 
+def _merge_players(players: pl.DataFrame) -> pl.DataFrame:
+    """One row per player: the last non-null value of each column over the night's files.
+
+    A results file that names no one must not blank the names a players list gave
+    (whichever file sorts last).
+    """
+    if players.height == 0:
+        return players
+    key = ["federation", "player_id"]
+    return players.group_by(key, maintain_order=True).agg(
+        [pl.col(c).drop_nulls().last() for c in players.columns if c not in key]
+    ).select(players.columns)
+
+
 def _federation_in_rows(path: Path) -> str | None:
     """The federation a CSV file's ``federation`` column names most often, even when the
     file cannot be read as a whole (a missing column, a wrong header): every row says it."""
@@ -284,9 +298,7 @@ def read_inbox(
             files=files,
             # The readers' declarations (language, online, time control) travel to validation.
             competitions=concat([r.competitions for r in results], {**COMPETITIONS_SCHEMA, **DECLARATIONS_SCHEMA}),
-            players=concat([r.players for r in results], PLAYERS_SCHEMA).unique(
-                subset=["federation", "player_id"], keep="last", maintain_order=True
-            ),
+            players=_merge_players(concat([r.players for r in results], PLAYERS_SCHEMA)),
             games=concat([r.games for r in results], GAMES_SCHEMA),
             byes=concat([r.byes for r in results], BYES_SCHEMA),
             findings=findings,

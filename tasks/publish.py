@@ -29,6 +29,7 @@ from sqlalchemy import Engine
 import engine
 import validations
 import warehouse
+from warehouse.guard import checkpoint
 from tasks.ingest import FederationBatch
 from tasks.rate import Rated
 
@@ -375,6 +376,7 @@ def publish_federation(
             continue
         if published.correcting_edition is not None and published.corrections is not None:
             report = with_correction(report, published)
+        checkpoint("report")
         paths = validations.write_report(report, root)
         published.reports[report.competition_id] = report.status
         published.report_paths += [str(p) for p in paths]
