@@ -15,8 +15,8 @@ from prefect.cache_policies import NO_CACHE
 
 import warehouse
 import website
-from warehouse.site import site_federations
 from flows.config import federations as configured
+from warehouse.site import site_federations
 
 
 def site_names() -> dict[str, dict[str, object]]:

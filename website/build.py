@@ -20,9 +20,9 @@ competitions that no longer exist are removed.
 from __future__ import annotations
 
 import functools
-import multiprocessing
 import json
 import math
+import multiprocessing
 import shutil
 import time
 from collections import defaultdict
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from warehouse import site as queries
 from website.errors import SiteError

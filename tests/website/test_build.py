@@ -14,7 +14,6 @@ import sqlalchemy as sa
 import warehouse
 import website
 from tests.website.conftest import (
-    CONTROL_NAME,
     FED,
     HOSTILE_COMPETITION,
     PATH_ID,
