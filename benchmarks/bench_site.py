@@ -20,6 +20,7 @@ import argparse
 import datetime as dt
 import hashlib
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -138,6 +139,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=50_000)
     parser.add_argument("--competitions", type=int, default=2_000)
     parser.add_argument("--editions", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes rendering the cards")
     parser.add_argument("--keep", type=Path, help="folder for the warehouse and the site (kept; reused if there)")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-site-"))
@@ -150,22 +152,28 @@ def main() -> None:
     out = folder / "site"
     shutil.rmtree(out, ignore_errors=True)
     db = warehouse.get_engine(url)
-    cpu = time.process_time()
-    cold = website.build_site(db, out)
-    cold_cpu = time.process_time() - cpu
-    cpu = time.process_time()
-    warm = website.build_site(db, out)
-    warm_cpu = time.process_time() - cpu
+    workers = args.workers
+
+    def cpu_now() -> float:
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+    cpu = cpu_now()
+    cold = website.build_site(db, out, workers=workers)
+    cold_cpu = cpu_now() - cpu
+    cpu = cpu_now()
+    warm = website.build_site(db, out, workers=workers)
+    warm_cpu = cpu_now() - cpu
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     cards = cold.players[FED]
     print(f"{cards:,} player cards, {cold.competitions[FED]:,} competition pages, {cold.editions[FED]} editions: "
           f"{cold.pages:,} pages, {size / 2**20:.0f} MiB")
     print(f"first generation (every page written): {cold.seconds:.1f} s wall, {cold_cpu:.1f} s CPU "
           f"({cold.seconds / cold.pages * 1000:.2f} ms a page)")
-    print("  CPU by phase: " + ", ".join(f"{k} {v:.1f} s" for k, v in cold.phases.items()))
+    print("  CPU of the main process by phase: " + ", ".join(f"{k} {v:.1f} s" for k, v in cold.phases.items()))
     print(f"second generation (nothing changed, {warm.written} written): {warm.seconds:.1f} s wall, {warm_cpu:.1f} s CPU")
     print(f"load average now: {' '.join(f'{x:.1f}' for x in os.getloadavg())} (other work on the machine inflates wall time)")
-    print(f"machine: {os.cpu_count()} CPU(s); one process")
+    print(f"machine: {os.cpu_count()} CPU(s); {workers} card worker(s); CPU time includes the workers'")
     if not args.keep:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -700,6 +700,7 @@ def site(
     out: Annotated[Path, typer.Option("--out", help="Folder of the site (created if missing).")],
     federation: FederationOpt = None,
     warehouse_url: WarehouseOpt = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="Processes rendering the player cards (default: one per CPU).")] = None,
 ) -> None:
     """Generate the static publication site (lists, editions, players, competitions) from the warehouse."""
     from flows.config import federation_config
@@ -708,7 +709,7 @@ def site(
     if federation is not None:
         federation_config(federation)
     _engine(warehouse_url)
-    result = generate_site(warehouse_url, out, federation)
+    result = generate_site(warehouse_url, out, federation, workers=workers or os.cpu_count() or 1)
     counts = ", ".join(
         f"{fed}: {result.editions[fed]} edition(s), {result.players[fed]} player card(s), "
         f"{result.competitions[fed]} competition page(s)" for fed in result.federations

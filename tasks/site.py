@@ -15,8 +15,8 @@ from prefect.cache_policies import NO_CACHE
 
 import warehouse
 import website
-from warehouse.site import site_federations
 from flows.config import federations as configured
+from warehouse.site import site_federations
 
 
 def site_names() -> dict[str, dict[str, object]]:
@@ -27,12 +27,13 @@ def site_names() -> dict[str, dict[str, object]]:
 
 def generate_site(
     warehouse_url: str | None, site_dir: str | Path, federation: str | None = None, as_of: date | None = None,
+    *, workers: int = 1,
 ) -> website.SiteResult:
     """Generate the site (pure; the task below adds logging). Only federations with an edition get pages."""
     db = warehouse.get_engine(warehouse_url)
     return website.build_site(
         db, Path(site_dir), federations=[federation] if federation else None,
-        names=site_names(), generated=as_of,
+        names=site_names(), generated=as_of, workers=workers,
     )
 
 

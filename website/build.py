@@ -22,17 +22,18 @@ from __future__ import annotations
 import functools
 import json
 import math
+import multiprocessing
 import shutil
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from warehouse import site as queries
 from website.errors import SiteError
@@ -142,8 +143,13 @@ class _Writer:
         self.pages = 0
         self.written = 0
         self.seen: set[Path] = set()
+        #: Set while cards render in forked children: each child writes through its own writer.
+        self.delegate: list[Any] | None = None
 
     def write(self, relative: str, text: str) -> None:
+        if self.delegate is not None and self.delegate[0] is not None:
+            self.delegate[0].write(relative, text)
+            return
         # Every name comes from page_name() (one component, never ``..``); this is the belt to its braces.
         parts = relative.split("/")
         if any(part in ("", ".", "..") or "\\" in part for part in parts):
@@ -293,6 +299,52 @@ def _edition_summaries(fed: _Federation) -> list[dict[str, Any]]:
     return out
 
 
+# ------------------------------------------------------------------ parallel cards
+#: Fewer cards than this are rendered in the calling process (a fork costs more than it saves).
+PARALLEL_FROM = 2_000
+
+#: What the forked card renderers run: (render one card, the ids, one slice per worker).
+_JOB: tuple[Callable[[str], None], Sequence[str], int, Path] | None = None
+
+
+def _render_slice(part: int) -> tuple[int, int, list[str]]:
+    """In a forked child: render every ``workers``-th card from ``part``; report what was written."""
+    assert _JOB is not None
+    render, ids, workers, root = _JOB
+    writer = _CHILD_WRITER[0] = _Writer(root)
+    for player_id in ids[part::workers]:
+        render(player_id)
+    return writer.pages, writer.written, [str(p) for p in writer.seen]
+
+
+#: The child's own writer, which ``render`` (a closure over the parent's writer) is pointed at.
+_CHILD_WRITER: list[Any] = [None]
+
+
+def _in_parallel(render: Callable[[str], None], ids: Sequence[str], writer: _Writer, workers: int) -> None:
+    """Call ``render`` for every id, in ``workers`` forked processes when that is worth it.
+
+    The children only format strings and write files: no polars, no database, no
+    Prefect call, so forking a process that has those threads is safe.
+    """
+    global _JOB
+    if workers <= 1 or len(ids) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+        for player_id in ids:
+            render(player_id)
+        return
+    _JOB = (render, ids, workers, writer.root)
+    writer.delegate = _CHILD_WRITER
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for pages, written, seen in pool.map(_render_slice, range(workers)):
+                writer.pages += pages
+                writer.written += written
+                writer.seen.update(Path(p) for p in seen)
+    finally:
+        _JOB = None
+        writer.delegate = None
+
+
 # ------------------------------------------------------------------ pages
 class _Clock:
     """CPU time per phase, added into ``SiteResult.phases`` (for the benchmark and the logs)."""
@@ -307,7 +359,9 @@ class _Clock:
         self.last = now
 
 
-def _render_federation(fed: _Federation, writer: _Writer, out: Path, result: SiteResult) -> dict[str, Any]:
+def _render_federation(
+    fed: _Federation, writer: _Writer, out: Path, result: SiteResult, workers: int = 1,
+) -> dict[str, Any]:
     base = _fed_dir(fed.federation)
     root = out / base
     editions = _edition_summaries(fed)
@@ -367,7 +421,8 @@ def _render_federation(fed: _Federation, writer: _Writer, out: Path, result: Sit
         for pid, *columns in fed.entries.group_by("player_id", maintain_order=True).agg(ENTRY_COLUMNS).iter_rows()
     }
     player_ids = sorted(set(history) | set(fed.changes))
-    for player_id in player_ids:
+
+    def render_card(player_id: str) -> None:
         listed = history.get(player_id, [])
         series: list[float | None] = [None] * len(editions)
         for row in listed:
@@ -384,6 +439,8 @@ def _render_federation(fed: _Federation, writer: _Writer, out: Path, result: Sit
             competitions_html=competition_sections(fed.changes.get(player_id, []), competitions,
                                                    fed.explanations, player_id, names_card),
             chart=_json_block(chart), points=sum(v is not None for v in series)))
+
+    _in_parallel(render_card, player_ids, writer, workers)
     result.players[fed.federation] = len(player_ids)
     result.removed += writer.prune(root / "players")
 
@@ -462,6 +519,7 @@ def build_site(
     federations: Sequence[str] | None = None,
     names: Mapping[str, Mapping[str, Any]] | None = None,
     generated: date | None = None,
+    workers: int = 1,
 ) -> SiteResult:
     """Generate the site for ``federations`` (default: every federation with an edition) into ``out``.
 
@@ -480,6 +538,10 @@ def build_site(
         configuration, used where the warehouse has no name.
     generated
         The date printed on the index (default: today).
+    workers
+        Processes that render the player cards (forked after the warehouse is read,
+        so nothing is copied; pure Python in the children). 1: in this process.
+        Where ``fork`` is not available, 1.
 
     Returns
     -------
@@ -521,7 +583,7 @@ def build_site(
         started_read = time.process_time()
         fed = _read(engine, federation, info)
         result.phases["read"] = result.phases.get("read", 0.0) + time.process_time() - started_read
-        summaries[federation] = _render_federation(fed, writer, out, result)
+        summaries[federation] = _render_federation(fed, writer, out, result, workers)
     # The index lists every federation with pages in the folder, generated now or before.
     listed = []
     for federation in sorted(known):

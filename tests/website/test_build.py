@@ -14,7 +14,6 @@ import sqlalchemy as sa
 import warehouse
 import website
 from tests.website.conftest import (
-    CONTROL_NAME,
     FED,
     HOSTILE_COMPETITION,
     PATH_ID,
@@ -200,3 +199,23 @@ def test_names_are_the_players_not_the_hostile_competition(small_site: Path) -> 
     assert names["3"] == SCRIPT_NAME and names["4"] == QUOTES_NAME
     assert names["5"] == "Bell\ufffdEsc\ufffdDel\ufffdEnd"
     assert HOSTILE_COMPETITION not in names.values()
+
+
+def test_cards_rendered_in_forked_workers_are_the_same_pages(
+    small_site: Path, small_season: SmallSeason, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import multiprocessing
+
+    import website.build
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform: cards render in one process")
+    monkeypatch.setattr(website.build, "PARALLEL_FROM", 0)
+    site = tmp_path / "site"
+    result = website.build_site(warehouse.get_engine(small_season.url), site, generated=date(2026, 1, 1), workers=3)
+    assert result.pages == len(_pages(small_site)) and result.written == result.pages
+    ours = {p.relative_to(small_site): p.read_bytes() for p in _pages(small_site)}
+    assert {p.relative_to(site): p.read_bytes() for p in _pages(site)} == ours
+    (site / FED / "players" / "gone.html").write_text("stale")
+    again = website.build_site(warehouse.get_engine(small_season.url), site, generated=date(2026, 1, 1), workers=3)
+    assert (again.written, again.removed) == (0, 1)
