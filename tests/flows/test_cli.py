@@ -49,7 +49,7 @@ def test_run_then_list_and_report(sample_inbox: Path, sqlite_url: str, tmp_path:
         (("list", "--federation", "ajusc", "--as-of", "yesterday"), "--as-of expects an ISO date"),
         (("run", "--inbox", "/definitely/not/here"), "does not exist"),
         (("seed", "--federation", "ajusc", "/definitely/not/here.ratings.csv"), "no such file"),
-        (("report", "NO-SUCH-COMPETITION"), "no competition or file 'NO-SUCH-COMPETITION'"),
+        (("report", "NO-SUCH-COMPETITION"), "no competition 'NO-SUCH-COMPETITION'"),
     ],
 )
 def test_user_mistakes_get_one_line_and_exit_code_1(args: tuple[str, ...], message: str, sqlite_url: str) -> None:

@@ -114,7 +114,8 @@ def test_list_exports_integers_edition_and_as_of(sqlite_url: str, tmp_path: Path
     assert out.exit_code == 0, out.output
     rows = json.loads(out.output)
     assert all(isinstance(r["rating"], int) for r in rows)
-    assert {(r["edition"], r["as_of"]) for r in rows} == {(1, "2025-10-31")}
+    # One edition per rated competition, dated at its end (DESIGN.md *Publication*).
+    assert {(r["edition"], r["as_of"]) for r in rows} == {(1, "2025-10-04")}
     csv = runner.invoke(app, ["list", "--federation", "ajusc", "--format", "csv", "--warehouse", sqlite_url]).output
     header, first = csv.splitlines()[:2]
     assert header.endswith(",edition,as_of") and ".0," not in first

@@ -81,7 +81,9 @@ def test_event_class_derivation_matches_the_scalar_rules() -> None:
         "modality": [None] * len(cases), "results_public": [None] * len(cases),
         "event_class": [c[3] for c in cases], "basic_time_min": [c[0] for c in cases],
         "adjusted_time_min": [c[1] for c in cases], "online": [c[2] for c in cases],
-    }, schema_overrides={"start_date": pl.Date, "end_date": pl.Date, "rounds_declared": pl.Int32,
+        # What the readers declare (issue 14); not read by the class derivation.
+        "language": [None] * len(cases), "time_control": [None] * len(cases),
+    }, schema_overrides={"language": pl.Utf8, "time_control": pl.Utf8, "start_date": pl.Date, "end_date": pl.Date, "rounds_declared": pl.Int32,
                          "modality": pl.Utf8, "results_public": pl.Boolean, "event_class": pl.Utf8})
     g = pl.DataFrame(schema={"competition_id": pl.Utf8, "round": pl.Int32, "status": pl.Utf8})
     app = pl.DataFrame(schema={"competition_id": pl.Utf8, "player_id": pl.Utf8})
