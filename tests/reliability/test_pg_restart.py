@@ -12,11 +12,18 @@ few seconds; deselect with ``-m "not pgrestart"``, and run it last.
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import NullPool
 
 from tests.reliability.cli import ratings
 from warehouse.db import get_engine
@@ -36,17 +43,44 @@ def _restart_command() -> str | None:
 pytestmark = [pytest.mark.pgrestart, pytest.mark.postgres, pytest.mark.slow]
 
 
+@contextmanager
+def _database() -> Iterator[str]:
+    """A throwaway database; every admin connection is fresh (the restart kills pooled ones)."""
+    from warehouse.testing import postgres_server_url
+
+    server = postgres_server_url()
+    name = f"ratings_restart_{secrets.token_hex(6)}"
+
+    def admin(sql: str) -> None:
+        engine = sa.create_engine(server, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+        try:
+            with engine.connect() as conn:
+                conn.exec_driver_sql(sql)
+        finally:
+            engine.dispose()
+
+    admin(f'CREATE DATABASE "{name}"')
+    try:
+        yield make_url(server).set(database=name).render_as_string(hide_password=False)
+    finally:
+        for _ in range(30):   # the server may still be coming back
+            try:
+                admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                break
+            except sa.exc.OperationalError:
+                time.sleep(1)
+
+
 @pytest.mark.parametrize("where", ["rate:1", "sql:40"])
 def test_a_postgres_restart_mid_run_loses_nothing(tmp_path: Path, where: str) -> None:
-    from warehouse.testing import postgres_server_url, postgres_unavailable_reason, temporary_postgres_database
+    from warehouse.testing import postgres_server_url, postgres_unavailable_reason
 
     restart = _restart_command()
     if postgres_unavailable_reason(postgres_server_url()) is not None or restart is None:
         pytest.skip("needs the local PostgreSQL cluster and pg_ctlcluster")
     shutil.copytree(SAMPLE, tmp_path / "inbox")
     args = ("run", "--inbox", "inbox", "--as-of", "2026-02-01")
-    with temporary_postgres_database(postgres_server_url(), prefix="ratings_restart_") as faulty, \
-            temporary_postgres_database(postgres_server_url(), prefix="ratings_restart_") as clean:
+    with _database() as faulty, _database() as clean:
         first = ratings(tmp_path, *args, "--warehouse", faulty, "--reports", "r-faulty",
                         RATINGS_HOOK_AT=where, RATINGS_HOOK_CMD=restart)
         assert first.returncode in (0, 1, 2), first.stderr[-3000:]
