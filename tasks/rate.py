@@ -258,9 +258,215 @@ def _stored_state(ratings: pl.DataFrame, seed_state: pl.DataFrame) -> pl.DataFra
     return out.drop("_name", "_status")
 
 
+#: The day before every list: a seeded rating is in force from the start of the history.
+_EVER = date(1900, 1, 1)
+
+
+@dataclass(frozen=True)
+class StandardInForce:
+    """A player's rating on the first (FIDE: standard) list in force on any day.
+
+    The seeded rating from the start, then from the day each rating period's list is
+    published (its ``period``, ``YYYY-MM``: the 1st of that month) the rating after
+    that period, as the first list's run computed it.
+
+    Examples
+    --------
+    >>> seed = pl.DataFrame({"player_id": ["1", "2"], "rating": [2000.0, None]})
+    >>> changes = pl.DataFrame({"period": ["2022-09", "2022-11"], "player_id": ["1", "1"],
+    ...                         "rating_after": [2010.0, 2030.0]})
+    >>> in_force = StandardInForce.of(seed, changes)
+    >>> in_force.on(date(2022, 10, 15)).rows(), in_force.on(date(2022, 8, 31)).rows()
+    ([('1', 2010.0)], [('1', 2000.0)])
+    """
+
+    timeline: pl.DataFrame  #: ``player_id``, ``since`` (the list's day), ``rating``; by ``since``
+
+    @classmethod
+    def of(cls, seed: pl.DataFrame, changes: pl.DataFrame) -> StandardInForce:
+        """From the first list's seed and the rating changes its run computed."""
+        base = seed.select(
+            pl.col("player_id").cast(pl.Utf8), pl.lit(_EVER, pl.Date).alias("since"),
+            pl.col("rating").cast(pl.Float64),
+        )
+        after = changes.filter(pl.col("period").is_not_null()).select(
+            pl.col("player_id").cast(pl.Utf8),
+            (pl.col("period") + "-01").str.to_date("%Y-%m-%d").alias("since"),
+            pl.col("rating_after").cast(pl.Float64).alias("rating"),
+        )
+        # Every row of a period carries the rating after the period: one per player and period.
+        after = after.unique(subset=["player_id", "since"], keep="last", maintain_order=True)
+        timeline = pl.concat([base, after]).filter(pl.col("rating").is_not_null() & (pl.col("rating") > 0))
+        return cls(timeline.sort("since", "player_id", maintain_order=True))
+
+    def on(self, day: date) -> pl.DataFrame:
+        """``player_id, rating``: the first list in force on ``day`` (rated players only)."""
+        return (
+            self.timeline.filter(pl.col("since") <= day)
+            .group_by("player_id", maintain_order=True).agg(pl.col("rating").last())
+            .sort("player_id")
+        )
+
+    def at_first_start(self, competitions: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+        """``player_id, entry_rating``: each player's rating in force on the start of his
+        first competition among ``competitions`` (players without one left out)."""
+        starts = competitions.select(
+            "competition_id", pl.coalesce("start_date", "end_date").alias("day")
+        )
+        sides = pl.concat([
+            games.select("competition_id", pl.col("player_a").alias("player_id")),
+            games.select("competition_id", pl.col("player_b").alias("player_id")),
+        ]).filter(pl.col("player_id").is_not_null())
+        first = (
+            sides.join(starts, on="competition_id", how="inner")
+            .group_by("player_id").agg(pl.col("day").min())
+            .filter(pl.col("day").is_not_null()).sort("day")
+        )
+        found = first.join_asof(
+            self.timeline, left_on="day", right_on="since", by="player_id", strategy="backward",
+            check_sortedness=False,
+        )
+        return found.filter(pl.col("rating").is_not_null()).select(
+            "player_id", pl.col("rating").alias("entry_rating")
+        ).sort("player_id")
+
+    def fill_declared(self, players: pl.DataFrame, competitions: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+        """``players`` with the entry rating where the files declare none (or 0, "unrated").
+
+        The engine starts a player not on the seed from his declared rating; a seeded or
+        computed rating always wins over it (:func:`engine.fide_elo.rate_history`), so the
+        entry rating only counts for a player the list has not rated yet.
+        """
+        entry = self.at_first_start(competitions, games)
+        if "declared_rating" not in players.columns:
+            players = players.with_columns(pl.lit(None, pl.Float64).alias("declared_rating"))
+        out = players.join(entry, on="player_id", how="full", coalesce=True, maintain_order="left")
+        declared = pl.col("declared_rating").cast(pl.Float64)
+        return out.with_columns(
+            pl.when(declared > 0).then(declared).otherwise(pl.col("entry_rating")).alias("declared_rating")
+        ).drop("entry_rating")
+
+
+def adjustments_of(federation: str, config: dict[str, object], list_name: str) -> list[tuple[date, float]]:
+    """The one-off adjustments of list ``list_name`` to the first list: ``(day, points below)``.
+
+    A rule set with ``adjust_to_standard_minus`` raises, on the day it takes effect,
+    every rating of its list more than that many points below the player's standard
+    rating to standard minus that many (FIDE rapid and blitz, 1 October 2022).
+
+    Examples
+    --------
+    >>> adjustments_of("fide", {}, "rapid"), adjustments_of("fide", {}, "standard")
+    ([(datetime.date(2022, 10, 1), 100.0)], [])
+    """
+    if engine.system_for(federation, config) != "fide-elo":
+        return []
+    return sorted(
+        (r.effective_from, float(r.params["adjust_to_standard_minus"]))
+        for r in engine.rulesets.REGISTRY.values()
+        if r.system == "fide-elo" and r.rating_list == list_name and r.params.get("adjust_to_standard_minus")
+    )
+
+
+def adjusted(ratings: pl.DataFrame, standard: pl.DataFrame, below: float) -> pl.DataFrame:
+    """``ratings`` after the one-off adjustment to ``standard`` - ``below``, as a seed to go on from.
+
+    :func:`engine.fide_elo.adjust_to_standard_2022` raises to standard - 100; another
+    distance shifts the standard it is given. The highest rating reached follows the
+    raise, and the K the list printed is dropped: the run after the cut applies its own
+    rules' K (a seeded K would win over them).
+    """
+    floor = standard.with_columns((pl.col("rating") - (below - 100.0)).alias("rating"))
+    out = engine.fide_elo.adjust_to_standard_2022(ratings, floor)
+    if "rated_max" in out.columns:
+        out = out.with_columns(pl.max_horizontal("rated_max", "rating").alias("rated_max"))
+    if "k" in out.columns:
+        out = out.with_columns(pl.lit(None, out.schema["k"]).alias("k"))
+    return out
+
+
+def _rate_entered_list(
+    history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None,
+    list_name: str, in_force: StandardInForce,
+) -> Rated:
+    """Rate a list that players enter at their rating on the first list (FIDE rapid, blitz).
+
+    A player enters the list at his standard rating in force on the start of his first
+    competition of the list, unless the files declare his rating on it (their own
+    federation's) or the list has rated him already ("A player enters each list at his
+    standard rating when he has one", RULES.md, "FIDE rapid and blitz lists"); a player
+    without a standard rating enters unrated and earns an initial rating as usual.
+
+    A history that crosses a one-off adjustment day (:func:`adjustments_of`: 1 October
+    2022) is rated in segments: the competitions rated in the lists up to that day's
+    (ending before it), then the rest from the adjusted state (:func:`adjusted`, with
+    the standard list in force on that day). What does not cross the cut: the games an
+    unrated player has pooled towards an initial rating and not yet used. FIDE keeps
+    them for 26 months; here a player still unrated at the cut starts his pool again
+    after it (and may enter at his standard rating if he has one by then). The
+    adjustment itself is no rating change row: the state after the cut (``run.ratings``,
+    the changes after it) carries it, but an edition rebuilt from the change rows shows
+    it only for the players who played after the cut.
+    """
+    accepted, _, players = merged_history(history, batch)
+    end = pl.coalesce("end_date", "start_date")
+    days = accepted.select(end.alias("d")).get_column("d")
+    cuts = [
+        (day, below) for day, below in adjustments_of(batch.federation, config, list_name)
+        if days.len() and bool((days < day).any()) and bool((days >= day).any())
+    ]
+    if not cuts:
+        return rate(history, batch, config, as_of, entry=in_force)
+    tonight_ids = batch.competitions.get_column("competition_id").to_list()
+    seed = history.seed
+    bounds: list[tuple[date | None, date | None]] = []
+    low: date | None = None
+    for day, _ in cuts:
+        bounds.append((low, day))
+        low = day
+    bounds.append((low, None))
+    runs: list[Rated] = []
+    for i, (lo, hi) in enumerate(bounds):
+        inside = pl.lit(True)
+        if lo is not None:
+            inside = inside & (end >= lo)
+        if hi is not None:
+            inside = inside & (end < hi)
+        # A competition tonight replaces its stored version in every segment.
+        old = history.competitions.filter(inside & ~pl.col("competition_id").is_in(tonight_ids))
+        new = batch.competitions.filter(inside | (pl.col("status") == "superseded"))
+        part = replace(
+            history, seed=seed, competitions=old,
+            games=history.games.filter(pl.col("competition_id").is_in(old.get_column("competition_id").to_list())),
+        )
+        tonight = replace(
+            batch, competitions=new,
+            games=batch.games.filter(pl.col("competition_id").is_in(new.get_column("competition_id").to_list())),
+        )
+        done = rate(part, tonight, config, as_of, entry=in_force)
+        runs.append(done)
+        if hi is not None:
+            seed = adjusted(done.run.ratings, in_force.on(hi), cuts[i][1])
+    last = runs[-1]
+    return replace(
+        last,
+        run=engine.RatingRun(
+            changes=pl.concat([r.run.changes for r in runs]),
+            explanations=pl.concat([r.run.explanations for r in runs]),
+            ratings=last.run.ratings,
+        ),
+        competitions=accepted,
+        start_state=runs[0].start_state,
+        changed=list(dict.fromkeys(tonight_ids)),
+        players=players,
+        basis=rating_basis(history.seed, config),
+        full_reason=f"re-rated from the seed in {len(runs)} segments (adjustment of {cuts[0][0]})",
+    )
+
+
 def rate(
     history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None = None,
-    *, stored: Stored | None = None,
+    *, stored: Stored | None = None, entry: StandardInForce | None = None,
 ) -> Rated:
     """The engine over the merged history (pure; the task below adds logging).
 
@@ -268,10 +474,14 @@ def rate(
     state at the earliest competition tonight adds, replaces or removes; without it,
     or when that cannot be exact, the whole history is re-rated from the seed.
     A federation with several ``lists`` (FIDE: standard, rapid, blitz) rates each list
-    on its own, from the seed for the first list and from the files' own declared
-    ratings for the others, always in full; ``Rated.lists`` holds each list's result
+    on its own, from the seed for the first list and, for the others, from the files' own
+    declared ratings, else from the player's rating on the first list (FIDE: a player
+    enters the rapid and blitz lists at his standard rating, see
+    :func:`_rate_entered_list`), always in full; ``Rated.lists`` holds each list's result
     and ``run`` their rows one list after the other (``ratings``: the first list's).
     FIDE: also how far each still-unrated player is from an initial rating on ``as_of``.
+    ``entry``: the ratings a player not on the list (no seeded or computed rating, no
+    declared one) enters it at, taken on the start of his first competition of the run.
     """
     lists = lists_of(config)
     if len(lists) > 1:
@@ -280,7 +490,11 @@ def rate(
             part, tonight = _only_list(history, batch, lists, name)
             if name != lists[0] and part.competitions.height == 0 and tonight.competitions.height == 0:
                 continue  # nothing was ever rated in this list
-            parts[name] = rate(part, tonight, {**config, "lists": [name]}, as_of)
+            if name == lists[0]:
+                parts[name] = rate(part, tonight, {**config, "lists": [name]}, as_of)
+            else:
+                in_force = StandardInForce.of(history.seed, parts[lists[0]].run.changes)
+                parts[name] = _rate_entered_list(part, tonight, {**config, "lists": [name]}, as_of, name, in_force)
         first = parts[lists[0]]
         accepted, _, players = merged_history(history, batch)
         return replace(
@@ -312,9 +526,12 @@ def rate(
         tail = _point_key(accepted).filter(pl.col("point") >= cut).get_column("competition_id").to_list()
         rate_comps = accepted.filter(pl.col("competition_id").is_in(tail))
         rate_games = games.filter(pl.col("competition_id").is_in(tail))
+    declared = own_declared_ratings(players, fed)
+    if entry is not None:
+        declared = entry.fill_declared(declared, rate_comps, rate_games)
     run = engine.rate_history(
         fed, rate_comps, rate_games, start if cut is not None else history.seed, config=config,
-        players=own_declared_ratings(players, fed),
+        players=declared,
     )
     # The state only knows the names the seed list printed; newcomers get theirs from the files.
     names = players.select("player_id", pl.col("name").alias("_name")).filter(pl.col("_name").is_not_null())
