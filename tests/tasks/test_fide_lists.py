@@ -98,14 +98,16 @@ def test_the_standard_list_does_not_move_with_the_rapid_and_blitz_lists(tmp_path
     assert_frame_equal(together.ratings, alone.ratings)
 
 
-ADJUST_SEED = SEED.with_columns(pl.lit(date(2022, 8, 1)).alias("as_of"))
+ADJUST_SEED = pl.concat([SEED, pl.DataFrame({"player_id": ["5"], "rating": [1600.0], "games": [100], "k": [20],
+                                              "as_of": date(2025, 9, 1)})], how="vertical_relaxed",
+                        ).with_columns(pl.lit(date(2022, 8, 1)).alias("as_of"))
 
 
 def test_the_adjustment_of_1_october_2022_raises_rapid_ratings_to_standard_minus_100(tmp_path: Path) -> None:
     events = [
         ("STD", "2022-09-03", "standard", [("1", "4", 1.0), ("2", "3", 0.0)]),   # the October 2022 list
         ("R1", "2022-09-10", "rapid", [("1", "2", 0.5), ("3", "4", 0.5)]),
-        ("R2", "2022-10-15", "rapid", [("1", "2", 0.5)]),
+        ("R2", "2022-10-15", "rapid", [("1", "2", 0.5), ("5", "4", 0.5)]),
         ("R3", "2022-11-12", "rapid", [("1", "2", 0.5)]),
     ]
     # Rapid ratings the September file prints: 1 and 3 far below their standard ratings.
@@ -121,6 +123,8 @@ def test_the_adjustment_of_1_october_2022_raises_rapid_ratings_to_standard_minus
     assert _row(rapid, "R2", "1")["rating_before"] == in_force["1"] - 100.0
     assert _row(rapid, "R2", "2")["rating_before"] == 1850.0
     assert _row(rapid, "R3", "1")["rating_before"] == _row(rapid, "R2", "1")["rating_after"]
+    # A player first on the rapid list after the cut enters it at his standard rating then.
+    assert _row(rapid, "R2", "5")["rating_before"] == in_force["5"] == 1600.0
     # A player who does not play after the cut keeps his adjusted rating on the list.
     ratings = dict(rated.lists["rapid"].run.ratings.select("player_id", "rating").iter_rows())
     assert ratings["3"] == in_force["3"] - 100.0
@@ -140,3 +144,41 @@ def test_a_history_that_does_not_cross_the_cut_is_rated_in_one_run(tmp_path: Pat
     rated = _rate(tmp_path, ADJUST_SEED, events, declared={"1": 1850.0, "2": 1850.0})
     assert "segments" not in (rated.lists["rapid"].full_reason or "")
     assert _row(rated.lists["rapid"].run.changes, "R1", "1")["rating_before"] == 1850.0
+
+
+def test_the_cut_holds_when_the_history_comes_from_the_warehouse(tmp_path: Path) -> None:
+    """A night that adds a rapid event after the cut, over a history that crosses it, and a
+    corrected September event sent again: the same lists as everything rated at once."""
+    events = [
+        ("STD", "2022-09-03", "standard", [("1", "4", 1.0), ("2", "3", 0.0)]),
+        ("R1", "2022-09-10", "rapid", [("1", "2", 0.5), ("3", "4", 0.5)]),
+        ("R2", "2022-10-15", "rapid", [("1", "2", 0.5)]),
+    ]
+    later = [("R1", "2022-09-10", "rapid", [("1", "2", 1.0), ("3", "4", 0.5)]),   # corrected
+             ("R3", "2022-11-12", "rapid", [("1", "3", 0.0)])]
+    declared = {"1": 1850.0, "2": 1850.0, "3": 1500.0, "4": 1500.0}
+    config = federation_config("fide")
+    db = warehouse.get_engine(f"sqlite:///{tmp_path / 'nights.db'}")
+    warehouse.load_seed(db, "fide", ADJUST_SEED, source="s.ratings.csv", source_sha256="s")
+    players = conform(pl.DataFrame({"federation": "fide", "player_id": list(declared),
+                                    "declared_rating": list(declared.values())}), PLAYERS_SCHEMA)
+    for night, evs in (("one", events), ("two", later)):
+        (tmp_path / night).mkdir()
+        batch = batch_from_interchange([_event(tmp_path / night, *e) for e in evs], "fide")
+        rated = rate(warehouse.history(db, "fide"), replace(_fed(batch), players=players), config, date(2026, 1, 1))
+        warehouse.load_batch(db, warehouse.LoadBatch(
+            federation="fide", files=batch.files, competitions=batch.competitions, players=players,
+            games=batch.games, byes=batch.byes, findings=batch.findings, changes=rated.run.changes,
+            explanations=rated.run.explanations, ratings=rated.run.ratings,
+            derived_offset=rated.derived_offset, derived_basis=rated.basis,
+        ))
+    at_once = _rate(tmp_path, ADJUST_SEED, [events[0], later[0], events[2], later[1]], declared=declared, name="once")
+    for name in ("standard", "rapid"):
+        assert_frame_equal(rated.lists[name].run.changes, at_once.lists[name].run.changes)
+        assert_frame_equal(rated.lists[name].run.ratings, at_once.lists[name].run.ratings)
+    assert _row(rated.lists["rapid"].run.changes, "R1", "1")["score"] == 1.0
+
+
+def _fed(batch: warehouse.LoadBatch) -> FederationBatch:
+    return FederationBatch(federation="fide", files=batch.files, competitions=batch.competitions,
+                           players=batch.players, games=batch.games, byes=batch.byes, findings=batch.findings)
