@@ -385,6 +385,41 @@ def adjusted(ratings: pl.DataFrame, standard: pl.DataFrame, below: float) -> pl.
     return out
 
 
+def _pooled(
+    done: Rated, competitions: pl.DataFrame, games: pl.DataFrame,
+) -> tuple[pl.DataFrame, pl.DataFrame, list[str], list[str], pl.DataFrame]:
+    """The games still-unrated players pooled before a cut, to replay after it.
+
+    A game of a player unrated at the cut against an opponent rated at that event's
+    start (``rating_before`` of the opponent's change row) is replayed against a
+    stand-in, ``~pool~<competition>~<opponent>``, seeded at that rating and seen
+    nowhere else, so that the opponent's own rating does not move twice. Games against
+    opponents unrated then never counted and are left out.
+
+    Returns the replayed competitions, their games, the stand-ins' ids, the pooled
+    players' ids (their seed rows go: the replay counts their games again) and the
+    stand-ins' seed rows.
+    """
+    unrated = done.run.ratings.filter(pl.col("rating").is_null()).get_column("player_id").to_list()
+    before = done.run.changes.filter(pl.col("rating_before").is_not_null()).select(
+        "competition_id", "player_id", "rating_before"
+    ).unique(subset=["competition_id", "player_id"], keep="first")
+    sides = []
+    for me, other in (("player_a", "player_b"), ("player_b", "player_a")):
+        mine = games.filter(pl.col(me).is_in(unrated) & ~pl.col(other).is_in(unrated))
+        mine = mine.join(before.rename({"player_id": other}), on=["competition_id", other], how="inner")
+        sides.append(mine.with_columns(pl.format("~pool~{}~{}", "competition_id", other).alias(other)))
+    replay = pl.concat(sides, how="diagonal_relaxed")
+    ghost = pl.when(pl.col("player_a").is_in(unrated)).then(pl.col("player_b")).otherwise(pl.col("player_a"))
+    ghosts = replay.select(ghost.alias("player_id"), pl.col("rating_before").alias("rating")).unique(
+        "player_id", maintain_order=True
+    ).with_columns(pl.lit(0, pl.Int64).alias("games"))
+    comps = competitions.filter(pl.col("competition_id").is_in(replay.get_column("competition_id").unique().to_list()))
+    pooled = sorted(set(replay.get_column("player_a").to_list() + replay.get_column("player_b").to_list())
+                    - set(ghosts.get_column("player_id").to_list()))
+    return comps, replay.drop("rating_before"), ghosts.get_column("player_id").to_list(), pooled, ghosts
+
+
 def _rate_entered_list(
     history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None,
     list_name: str, in_force: StandardInForce,
@@ -400,11 +435,11 @@ def _rate_entered_list(
     A history that crosses a one-off adjustment day (:func:`adjustments_of`: 1 October
     2022) is rated in segments: the competitions rated in the lists up to that day's
     (ending before it), then the rest from the adjusted state (:func:`adjusted`, with
-    the standard list in force on that day). What does not cross the cut: the games an
-    unrated player has pooled towards an initial rating and not yet used. FIDE keeps
-    them for 26 months; here a player still unrated at the cut starts his pool again
-    after it (and may enter at his standard rating if he has one by then). The
-    adjustment itself is no rating change row: the state after the cut (``run.ratings``,
+    the standard list in force on that day). What does not cross the cut by itself: the
+    games an unrated player has pooled towards an initial rating and not yet used (FIDE
+    keeps them for the rule set's window, 26 months). They are carried over
+    (:func:`_pooled`): the next segment replays them against stand-ins rated as the
+    opponents were then, and drops the replayed rows. The adjustment itself is no rating change row: the state after the cut (``run.ratings``,
     the changes after it) carries it, but an edition rebuilt from the change rows shows
     it only for the players who played after the cut.
     """
@@ -426,6 +461,7 @@ def _rate_entered_list(
         low = day
     bounds.append((low, None))
     runs: list[Rated] = []
+    carried: tuple[pl.DataFrame, pl.DataFrame, list[str], list[str], pl.DataFrame] | None = None
     for i, (lo, hi) in enumerate(bounds):
         inside = pl.lit(True)
         if lo is not None:
@@ -443,10 +479,28 @@ def _rate_entered_list(
             batch, competitions=new,
             games=batch.games.filter(pl.col("competition_id").is_in(new.get_column("competition_id").to_list())),
         )
+        seg_comps, seg_games, _ = merged_history(part, tonight)
+        if carried is not None:
+            part = replace(
+                part, competitions=pl.concat([part.competitions, carried[0]], how="diagonal_relaxed"),
+                games=pl.concat([part.games, carried[1]], how="diagonal_relaxed"),
+            )
         done = rate(part, tonight, config, as_of, entry=in_force)
+        if carried is not None:
+            replayed, ghosts = carried[0].get_column("competition_id").to_list(), carried[2]
+            done = replace(done, run=engine.RatingRun(
+                changes=done.run.changes.filter(~pl.col("competition_id").is_in(replayed)),
+                explanations=done.run.explanations.filter(~pl.col("competition_id").is_in(replayed)),
+                ratings=done.run.ratings.filter(~pl.col("player_id").is_in(ghosts)),
+            ))
         runs.append(done)
+        carried = None
         if hi is not None:
             seed = adjusted(done.run.ratings, in_force.on(hi), cuts[i][1])
+            carried = _pooled(done, seg_comps, seg_games)
+            seed = pl.concat(
+                [seed.filter(~pl.col("player_id").is_in(carried[3])), carried[4]], how="diagonal_relaxed"
+            )
     last = runs[-1]
     return replace(
         last,

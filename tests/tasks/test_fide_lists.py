@@ -17,6 +17,7 @@ import polars as pl
 from polars.testing import assert_frame_equal
 
 import warehouse
+from engine import fide_elo
 from flows.config import federation_config
 from formats.schema import PLAYERS_SCHEMA, conform
 from tasks.ingest import FederationBatch
@@ -182,3 +183,34 @@ def test_the_cut_holds_when_the_history_comes_from_the_warehouse(tmp_path: Path)
 def _fed(batch: warehouse.LoadBatch) -> FederationBatch:
     return FederationBatch(federation="fide", files=batch.files, competitions=batch.competitions,
                            players=batch.players, games=batch.games, byes=batch.byes, findings=batch.findings)
+
+
+def test_games_pooled_before_the_cut_count_towards_an_initial_rating_after_it(tmp_path: Path) -> None:
+    """Player 6 (no standard rating) plays 3 rated opponents in September 2022 and 2 in
+    November: 5 games, an initial rating in the December 2022 list (RULES.md: at least
+    5 games pooled over at most 26 months)."""
+    events = [
+        ("STD", "2022-09-03", "standard", [("1", "4", 1.0), ("2", "3", 0.0)]),
+        ("R1", "2022-09-10", "rapid", [("6", "1", 0.0), ("6", "2", 0.5), ("6", "3", 1.0), ("1", "2", 0.5),
+                                       ("3", "4", 0.5)]),
+        ("R3", "2022-11-12", "rapid", [("6", "4", 0.5), ("6", "1", 0.0), ("1", "4", 0.5)]),
+    ]
+    declared = {"1": 1850.0, "2": 1850.0, "3": 1500.0, "4": 1500.0}
+    rated = _rate(tmp_path, ADJUST_SEED, events, declared=declared)
+    in_force = dict(StandardInForce.of(ADJUST_SEED, rated.lists["standard"].run.changes)
+                    .on(date(2022, 10, 1)).iter_rows())
+    rapid = rated.lists["rapid"].run
+    # After the cut 1 and 4 are at their adjusted ratings (standard - 100).
+    r1, r4 = in_force["1"] - 100.0, in_force["4"] - 100.0
+    assert _row(rapid.changes, "R3", "1")["rating_before"] == r1
+    expected = fide_elo.initial_rating([1850.0, 1850.0, 1500.0, r4, r1], [0.0, 0.5, 1.0, 0.5, 0.0],
+                                       rule_set="fide-rapid-2022-10")
+    assert expected.rating is not None
+    assert _row(rapid.changes, "R3", "6")["rating_after"] == expected.rating
+    assert _row(rapid.changes, "R1", "6")["rating_after"] is None
+    # The replay leaves no trace: each event's rows once, no stand-in anywhere.
+    for frame in (rapid.changes, rapid.explanations, rapid.ratings):
+        assert not frame.get_column("player_id").str.starts_with("~pool~").any()
+    assert rapid.changes.group_by("competition_id", "player_id").len().get_column("len").max() == 1
+    assert rapid.changes.get_column("competition_id").unique(maintain_order=True).to_list() == ["R1", "R3"]
+    assert dict(rapid.ratings.select("player_id", "rating").iter_rows())["6"] == expected.rating
