@@ -104,6 +104,9 @@ class Rated:
     full_reason: str | None = None         #: why the run re-rated from the seed
     #: A federation that publishes several lists (FIDE): each list rated on its own, by name.
     lists: dict[str, Rated] = field(default_factory=dict)
+    #: One-off adjustments no change row carries (FIDE rapid and blitz, 1 October 2022): the
+    #: day and ``player_id, rating`` of every rating it raised (:func:`adjusted_at`).
+    adjustments: list[tuple[date, pl.DataFrame]] = field(default_factory=list)
 
 
 def lists_of(config: dict[str, object]) -> list[str]:
@@ -461,6 +464,7 @@ def _rate_entered_list(
         low = day
     bounds.append((low, None))
     runs: list[Rated] = []
+    raised: list[tuple[date, pl.DataFrame]] = []
     carried: tuple[pl.DataFrame, pl.DataFrame, list[str], list[str], pl.DataFrame] | None = None
     for i, (lo, hi) in enumerate(bounds):
         inside = pl.lit(True)
@@ -497,6 +501,9 @@ def _rate_entered_list(
         carried = None
         if hi is not None:
             seed = adjusted(done.run.ratings, in_force.on(hi), cuts[i][1])
+            before = done.run.ratings.select("player_id", pl.col("rating").alias("_before"))
+            raised.append((hi, seed.join(before, on="player_id", how="inner").filter(
+                pl.col("rating") != pl.col("_before")).select("player_id", "rating")))
             carried = _pooled(done, seg_comps, seg_games)
             seed = pl.concat(
                 [seed.filter(~pl.col("player_id").is_in(carried[3])), carried[4]], how="diagonal_relaxed"
@@ -515,7 +522,39 @@ def _rate_entered_list(
         players=players,
         basis=rating_basis(history.seed, config),
         full_reason=f"re-rated from the seed in {len(runs)} segments (adjustment of {cuts[0][0]})",
+        adjustments=raised,
     )
+
+
+def adjusted_at(state: pl.DataFrame, point: str, rated: Rated, changes: pl.DataFrame) -> pl.DataFrame:
+    """The state at ``point`` with ``rated``'s one-off adjustments in force then.
+
+    An edition rebuilt from the change rows (``engine.states_at``) misses a rating the
+    adjustment raised until the player plays again: from the adjustment's day on, every
+    raised rating no change row has moved since (``changes``: with their ``point``)
+    takes its raised value.
+
+    Examples
+    --------
+    >>> state = pl.DataFrame({"player_id": ["1", "2"], "rating": [1500.0, 1850.0]})
+    >>> rated = Rated(run=None, competitions=pl.DataFrame(),  # type: ignore[arg-type]
+    ...               adjustments=[(date(2022, 10, 1), pl.DataFrame({"player_id": ["1"], "rating": [1700.0]}))])
+    >>> none = pl.DataFrame({"point": [], "player_id": []}, schema={"point": pl.Utf8, "player_id": pl.Utf8})
+    >>> adjusted_at(state, "2022-10-01", rated, none)["rating"].to_list()
+    [1700.0, 1850.0]
+    >>> adjusted_at(state, "2022-09-01", rated, none)["rating"].to_list()
+    [1500.0, 1850.0]
+    """
+    for day, raised in rated.adjustments:
+        cut = day.isoformat()
+        if point < cut:
+            continue
+        moved = changes.filter((pl.col("point") > cut) & (pl.col("point") <= point)).get_column("player_id")
+        still = raised.filter(~pl.col("player_id").is_in(moved.to_list())).rename({"rating": "_raised"})
+        state = state.join(still, on="player_id", how="left", maintain_order="left").with_columns(
+            pl.coalesce("_raised", "rating").alias("rating")
+        ).drop("_raised")
+    return state
 
 
 def rate(

@@ -21,6 +21,7 @@ from engine import fide_elo
 from flows.config import federation_config
 from formats.schema import PLAYERS_SCHEMA, conform
 from tasks.ingest import FederationBatch
+from tasks.publish import apply_editions
 from tasks.rate import Rated, StandardInForce, rate
 from tests.warehouse.conftest import batch_from_interchange
 
@@ -214,3 +215,41 @@ def test_games_pooled_before_the_cut_count_towards_an_initial_rating_after_it(tm
     assert rapid.changes.group_by("competition_id", "player_id").len().get_column("len").max() == 1
     assert rapid.changes.get_column("competition_id").unique(maintain_order=True).to_list() == ["R1", "R3"]
     assert dict(rapid.ratings.select("player_id", "rating").iter_rows())["6"] == expected.rating
+
+
+def test_the_published_rapid_lists_carry_the_adjustment_from_october_2022(tmp_path: Path) -> None:
+    """The editions are rebuilt from the change rows; the adjustment is none, yet the
+    October 2022 list and every later one show it, also for players who do not play again."""
+    events = [
+        ("STD", "2022-09-03", "standard", [("1", "4", 1.0), ("2", "3", 0.0)]),
+        ("R1", "2022-09-10", "rapid", [("1", "2", 0.5), ("3", "4", 0.5)]),
+        ("R3", "2022-11-12", "rapid", [("1", "2", 1.0)]),
+    ]
+    declared = {"1": 1850.0, "2": 1850.0, "3": 1500.0, "4": 1500.0}
+    config = federation_config("fide")
+    db = warehouse.get_engine(f"sqlite:///{tmp_path / 'published.db'}")
+    warehouse.load_seed(db, "fide", ADJUST_SEED, source="s.ratings.csv", source_sha256="s")
+    players = conform(pl.DataFrame({"federation": "fide", "player_id": list(declared),
+                                    "declared_rating": list(declared.values())}), PLAYERS_SCHEMA)
+    batch = batch_from_interchange([_event(tmp_path, *e) for e in events], "fide")
+    rated = rate(warehouse.history(db, "fide"), replace(_fed(batch), players=players), config, date(2023, 1, 2))
+    warehouse.load_batch(db, warehouse.LoadBatch(
+        federation="fide", files=batch.files, competitions=batch.competitions, players=players,
+        games=batch.games, byes=batch.byes, findings=batch.findings, changes=rated.run.changes,
+        explanations=rated.run.explanations, ratings=rated.run.ratings,
+        derived_offset=rated.derived_offset, derived_basis=rated.basis,
+    ))
+    apply_editions(db, "fide", rated, config, date(2023, 1, 2))
+    in_force = dict(StandardInForce.of(ADJUST_SEED, rated.lists["standard"].run.changes)
+                    .on(date(2022, 10, 1)).iter_rows())
+
+    def rapid(day: date) -> dict[str, float]:
+        frame = warehouse.rating_list(db, "fide", as_of=day, list_name="rapid", first_list="standard")
+        return dict(frame.select("player_id", "rating").iter_rows())
+
+    assert rapid(date(2022, 10, 1)) == {"1": in_force["1"] - 100.0, "2": 1850.0,
+                                        "3": in_force["3"] - 100.0, "4": in_force["4"] - 100.0}
+    december = rapid(date(2022, 12, 1))
+    after_r3 = {p: _row(rated.lists["rapid"].run.changes, "R3", p)["rating_after"] for p in ("1", "2")}
+    assert december == {**after_r3, "3": in_force["3"] - 100.0, "4": in_force["4"] - 100.0}
+    assert after_r3["1"] > in_force["1"] - 100.0
