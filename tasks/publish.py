@@ -31,7 +31,7 @@ import validations
 import warehouse
 from warehouse.guard import checkpoint
 from tasks.ingest import FederationBatch
-from tasks.rate import Rated
+from tasks.rate import Rated, adjusted_at
 
 
 @dataclass
@@ -131,6 +131,7 @@ def plan_editions(
     diffs: list[pl.DataFrame] = []
     by_point = {p: check.filter(pl.col("covers") == p) for p in check.get_column("covers").unique().to_list()}
     for point, state in engine.states_at(federation, rated.start_state, changes, wanted, config=config):
+        state = adjusted_at(state, point, rated, changes)  # FIDE rapid/blitz: 1 October 2022
         named = state.join(names, on="player_id", how="left").with_columns(
             pl.coalesce("name", "_name").alias("name")
         ).drop("_name")

@@ -104,6 +104,9 @@ class Rated:
     full_reason: str | None = None         #: why the run re-rated from the seed
     #: A federation that publishes several lists (FIDE): each list rated on its own, by name.
     lists: dict[str, Rated] = field(default_factory=dict)
+    #: One-off adjustments no change row carries (FIDE rapid and blitz, 1 October 2022): the
+    #: day and ``player_id, rating`` of every rating it raised (:func:`adjusted_at`).
+    adjustments: list[tuple[date, pl.DataFrame]] = field(default_factory=list)
 
 
 def lists_of(config: dict[str, object]) -> list[str]:
@@ -258,9 +261,305 @@ def _stored_state(ratings: pl.DataFrame, seed_state: pl.DataFrame) -> pl.DataFra
     return out.drop("_name", "_status")
 
 
+#: The day before every list: a seeded rating is in force from the start of the history.
+_EVER = date(1900, 1, 1)
+
+
+@dataclass(frozen=True)
+class StandardInForce:
+    """A player's rating on the first (FIDE: standard) list in force on any day.
+
+    The seeded rating from the start, then from the day each rating period's list is
+    published (its ``period``, ``YYYY-MM``: the 1st of that month) the rating after
+    that period, as the first list's run computed it.
+
+    Examples
+    --------
+    >>> seed = pl.DataFrame({"player_id": ["1", "2"], "rating": [2000.0, None]})
+    >>> changes = pl.DataFrame({"period": ["2022-09", "2022-11"], "player_id": ["1", "1"],
+    ...                         "rating_after": [2010.0, 2030.0]})
+    >>> in_force = StandardInForce.of(seed, changes)
+    >>> in_force.on(date(2022, 10, 15)).rows(), in_force.on(date(2022, 8, 31)).rows()
+    ([('1', 2010.0)], [('1', 2000.0)])
+    """
+
+    timeline: pl.DataFrame  #: ``player_id``, ``since`` (the list's day), ``rating``; by ``since``
+
+    @classmethod
+    def of(cls, seed: pl.DataFrame, changes: pl.DataFrame) -> StandardInForce:
+        """From the first list's seed and the rating changes its run computed."""
+        base = seed.select(
+            pl.col("player_id").cast(pl.Utf8), pl.lit(_EVER, pl.Date).alias("since"),
+            pl.col("rating").cast(pl.Float64),
+        )
+        after = changes.filter(pl.col("period").is_not_null()).select(
+            pl.col("player_id").cast(pl.Utf8),
+            (pl.col("period") + "-01").str.to_date("%Y-%m-%d").alias("since"),
+            pl.col("rating_after").cast(pl.Float64).alias("rating"),
+        )
+        # Every row of a period carries the rating after the period: one per player and period.
+        after = after.unique(subset=["player_id", "since"], keep="last", maintain_order=True)
+        timeline = pl.concat([base, after]).filter(pl.col("rating").is_not_null() & (pl.col("rating") > 0))
+        return cls(timeline.sort("since", "player_id", maintain_order=True))
+
+    def on(self, day: date) -> pl.DataFrame:
+        """``player_id, rating``: the first list in force on ``day`` (rated players only)."""
+        return (
+            self.timeline.filter(pl.col("since") <= day)
+            .group_by("player_id", maintain_order=True).agg(pl.col("rating").last())
+            .sort("player_id")
+        )
+
+    def at_first_start(self, competitions: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+        """``player_id, entry_rating``: each player's rating in force on the start of his
+        first competition among ``competitions`` (players without one left out)."""
+        starts = competitions.select(
+            "competition_id", pl.coalesce("start_date", "end_date").alias("day")
+        )
+        sides = pl.concat([
+            games.select("competition_id", pl.col("player_a").alias("player_id")),
+            games.select("competition_id", pl.col("player_b").alias("player_id")),
+        ]).filter(pl.col("player_id").is_not_null())
+        first = (
+            sides.join(starts, on="competition_id", how="inner")
+            .group_by("player_id").agg(pl.col("day").min())
+            .filter(pl.col("day").is_not_null()).sort("day")
+        )
+        found = first.join_asof(
+            self.timeline, left_on="day", right_on="since", by="player_id", strategy="backward",
+            check_sortedness=False,
+        )
+        return found.filter(pl.col("rating").is_not_null()).select(
+            "player_id", pl.col("rating").alias("entry_rating")
+        ).sort("player_id")
+
+    def fill_declared(self, players: pl.DataFrame, competitions: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+        """``players`` with the entry rating where the files declare none (or 0, "unrated").
+
+        The engine starts a player not on the seed from his declared rating; a seeded or
+        computed rating always wins over it (:func:`engine.fide_elo.rate_history`), so the
+        entry rating only counts for a player the list has not rated yet.
+        """
+        entry = self.at_first_start(competitions, games)
+        if "declared_rating" not in players.columns:
+            players = players.with_columns(pl.lit(None, pl.Float64).alias("declared_rating"))
+        out = players.join(entry, on="player_id", how="full", coalesce=True, maintain_order="left")
+        declared = pl.col("declared_rating").cast(pl.Float64)
+        return out.with_columns(
+            pl.when(declared > 0).then(declared).otherwise(pl.col("entry_rating")).alias("declared_rating")
+        ).drop("entry_rating")
+
+
+def adjustments_of(federation: str, config: dict[str, object], list_name: str) -> list[tuple[date, float]]:
+    """The one-off adjustments of list ``list_name`` to the first list: ``(day, points below)``.
+
+    A rule set with ``adjust_to_standard_minus`` raises, on the day it takes effect,
+    every rating of its list more than that many points below the player's standard
+    rating to standard minus that many (FIDE rapid and blitz, 1 October 2022).
+
+    Examples
+    --------
+    >>> adjustments_of("fide", {}, "rapid"), adjustments_of("fide", {}, "standard")
+    ([(datetime.date(2022, 10, 1), 100.0)], [])
+    """
+    if engine.system_for(federation, config) != "fide-elo":
+        return []
+    return sorted(
+        (r.effective_from, float(r.params["adjust_to_standard_minus"]))
+        for r in engine.rulesets.REGISTRY.values()
+        if r.system == "fide-elo" and r.rating_list == list_name and r.params.get("adjust_to_standard_minus")
+    )
+
+
+def adjusted(ratings: pl.DataFrame, standard: pl.DataFrame, below: float) -> pl.DataFrame:
+    """``ratings`` after the one-off adjustment to ``standard`` - ``below``, as a seed to go on from.
+
+    :func:`engine.fide_elo.adjust_to_standard_2022` raises to standard - 100; another
+    distance shifts the standard it is given. The highest rating reached follows the
+    raise, and the K the list printed is dropped: the run after the cut applies its own
+    rules' K (a seeded K would win over them).
+    """
+    floor = standard.with_columns((pl.col("rating") - (below - 100.0)).alias("rating"))
+    out = engine.fide_elo.adjust_to_standard_2022(ratings, floor)
+    if "rated_max" in out.columns:
+        out = out.with_columns(pl.max_horizontal("rated_max", "rating").alias("rated_max"))
+    if "k" in out.columns:
+        out = out.with_columns(pl.lit(None, out.schema["k"]).alias("k"))
+    return out
+
+
+def _pooled(
+    done: Rated, competitions: pl.DataFrame, games: pl.DataFrame,
+) -> tuple[pl.DataFrame, pl.DataFrame, list[str], list[str], pl.DataFrame]:
+    """The games still-unrated players pooled before a cut, to replay after it.
+
+    A game of a player unrated at the cut against an opponent rated at that event's
+    start (``rating_before`` of the opponent's change row) is replayed against a
+    stand-in, ``~pool~<competition>~<opponent>``, seeded at that rating and seen
+    nowhere else, so that the opponent's own rating does not move twice. Games against
+    opponents unrated then never counted and are left out.
+
+    Returns the replayed competitions, their games, the stand-ins' ids, the pooled
+    players' ids (their seed rows go: the replay counts their games again) and the
+    stand-ins' seed rows.
+    """
+    unrated = done.run.ratings.filter(pl.col("rating").is_null()).get_column("player_id").to_list()
+    before = done.run.changes.filter(pl.col("rating_before").is_not_null()).select(
+        "competition_id", "player_id", "rating_before"
+    ).unique(subset=["competition_id", "player_id"], keep="first")
+    sides = []
+    for me, other in (("player_a", "player_b"), ("player_b", "player_a")):
+        mine = games.filter(pl.col(me).is_in(unrated) & ~pl.col(other).is_in(unrated))
+        mine = mine.join(before.rename({"player_id": other}), on=["competition_id", other], how="inner")
+        sides.append(mine.with_columns(pl.format("~pool~{}~{}", "competition_id", other).alias(other)))
+    replay = pl.concat(sides, how="diagonal_relaxed")
+    ghost = pl.when(pl.col("player_a").is_in(unrated)).then(pl.col("player_b")).otherwise(pl.col("player_a"))
+    ghosts = replay.select(ghost.alias("player_id"), pl.col("rating_before").alias("rating")).unique(
+        "player_id", maintain_order=True
+    ).with_columns(pl.lit(0, pl.Int64).alias("games"))
+    comps = competitions.filter(pl.col("competition_id").is_in(replay.get_column("competition_id").unique().to_list()))
+    pooled = sorted(set(replay.get_column("player_a").to_list() + replay.get_column("player_b").to_list())
+                    - set(ghosts.get_column("player_id").to_list()))
+    return comps, replay.drop("rating_before"), ghosts.get_column("player_id").to_list(), pooled, ghosts
+
+
+def _rate_entered_list(
+    history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None,
+    list_name: str, in_force: StandardInForce,
+) -> Rated:
+    """Rate a list that players enter at their rating on the first list (FIDE rapid, blitz).
+
+    A player enters the list at his standard rating in force on the start of his first
+    competition of the list, unless the files declare his rating on it (their own
+    federation's) or the list has rated him already ("A player enters each list at his
+    standard rating when he has one", RULES.md, "FIDE rapid and blitz lists"); a player
+    without a standard rating enters unrated and earns an initial rating as usual.
+
+    A history that crosses a one-off adjustment day (:func:`adjustments_of`: 1 October
+    2022) is rated in segments: the competitions rated in the lists up to that day's
+    (ending before it), then the rest from the adjusted state (:func:`adjusted`, with
+    the standard list in force on that day). What does not cross the cut by itself: the
+    games an unrated player has pooled towards an initial rating and not yet used (FIDE
+    keeps them for the rule set's window, 26 months). They are carried over
+    (:func:`_pooled`): the next segment replays them against stand-ins rated as the
+    opponents were then, and drops the replayed rows. The adjustment itself is no rating change row: the state after the cut (``run.ratings``,
+    the changes after it) carries it, but an edition rebuilt from the change rows shows
+    it only for the players who played after the cut.
+    """
+    accepted, _, players = merged_history(history, batch)
+    end = pl.coalesce("end_date", "start_date")
+    days = accepted.select(end.alias("d")).get_column("d")
+    cuts = [
+        (day, below) for day, below in adjustments_of(batch.federation, config, list_name)
+        if days.len() and bool((days < day).any()) and bool((days >= day).any())
+    ]
+    if not cuts:
+        return rate(history, batch, config, as_of, entry=in_force)
+    tonight_ids = batch.competitions.get_column("competition_id").to_list()
+    seed = history.seed
+    bounds: list[tuple[date | None, date | None]] = []
+    low: date | None = None
+    for day, _ in cuts:
+        bounds.append((low, day))
+        low = day
+    bounds.append((low, None))
+    runs: list[Rated] = []
+    raised: list[tuple[date, pl.DataFrame]] = []
+    carried: tuple[pl.DataFrame, pl.DataFrame, list[str], list[str], pl.DataFrame] | None = None
+    for i, (lo, hi) in enumerate(bounds):
+        inside = pl.lit(True)
+        if lo is not None:
+            inside = inside & (end >= lo)
+        if hi is not None:
+            inside = inside & (end < hi)
+        # A competition tonight replaces its stored version in every segment.
+        old = history.competitions.filter(inside & ~pl.col("competition_id").is_in(tonight_ids))
+        new = batch.competitions.filter(inside | (pl.col("status") == "superseded"))
+        part = replace(
+            history, seed=seed, competitions=old,
+            games=history.games.filter(pl.col("competition_id").is_in(old.get_column("competition_id").to_list())),
+        )
+        tonight = replace(
+            batch, competitions=new,
+            games=batch.games.filter(pl.col("competition_id").is_in(new.get_column("competition_id").to_list())),
+        )
+        seg_comps, seg_games, _ = merged_history(part, tonight)
+        if carried is not None:
+            part = replace(
+                part, competitions=pl.concat([part.competitions, carried[0]], how="diagonal_relaxed"),
+                games=pl.concat([part.games, carried[1]], how="diagonal_relaxed"),
+            )
+        done = rate(part, tonight, config, as_of, entry=in_force)
+        if carried is not None:
+            replayed, ghosts = carried[0].get_column("competition_id").to_list(), carried[2]
+            done = replace(done, run=engine.RatingRun(
+                changes=done.run.changes.filter(~pl.col("competition_id").is_in(replayed)),
+                explanations=done.run.explanations.filter(~pl.col("competition_id").is_in(replayed)),
+                ratings=done.run.ratings.filter(~pl.col("player_id").is_in(ghosts)),
+            ))
+        runs.append(done)
+        carried = None
+        if hi is not None:
+            seed = adjusted(done.run.ratings, in_force.on(hi), cuts[i][1])
+            before = done.run.ratings.select("player_id", pl.col("rating").alias("_before"))
+            raised.append((hi, seed.join(before, on="player_id", how="inner").filter(
+                pl.col("rating") != pl.col("_before")).select("player_id", "rating")))
+            carried = _pooled(done, seg_comps, seg_games)
+            seed = pl.concat(
+                [seed.filter(~pl.col("player_id").is_in(carried[3])), carried[4]], how="diagonal_relaxed"
+            )
+    last = runs[-1]
+    return replace(
+        last,
+        run=engine.RatingRun(
+            changes=pl.concat([r.run.changes for r in runs]),
+            explanations=pl.concat([r.run.explanations for r in runs]),
+            ratings=last.run.ratings,
+        ),
+        competitions=accepted,
+        start_state=runs[0].start_state,
+        changed=list(dict.fromkeys(tonight_ids)),
+        players=players,
+        basis=rating_basis(history.seed, config),
+        full_reason=f"re-rated from the seed in {len(runs)} segments (adjustment of {cuts[0][0]})",
+        adjustments=raised,
+    )
+
+
+def adjusted_at(state: pl.DataFrame, point: str, rated: Rated, changes: pl.DataFrame) -> pl.DataFrame:
+    """The state at ``point`` with ``rated``'s one-off adjustments in force then.
+
+    An edition rebuilt from the change rows (``engine.states_at``) misses a rating the
+    adjustment raised until the player plays again: from the adjustment's day on, every
+    raised rating no change row has moved since (``changes``: with their ``point``)
+    takes its raised value.
+
+    Examples
+    --------
+    >>> state = pl.DataFrame({"player_id": ["1", "2"], "rating": [1500.0, 1850.0]})
+    >>> rated = Rated(run=None, competitions=pl.DataFrame(),  # type: ignore[arg-type]
+    ...               adjustments=[(date(2022, 10, 1), pl.DataFrame({"player_id": ["1"], "rating": [1700.0]}))])
+    >>> none = pl.DataFrame({"point": [], "player_id": []}, schema={"point": pl.Utf8, "player_id": pl.Utf8})
+    >>> adjusted_at(state, "2022-10-01", rated, none)["rating"].to_list()
+    [1700.0, 1850.0]
+    >>> adjusted_at(state, "2022-09-01", rated, none)["rating"].to_list()
+    [1500.0, 1850.0]
+    """
+    for day, raised in rated.adjustments:
+        cut = day.isoformat()
+        if point < cut:
+            continue
+        moved = changes.filter((pl.col("point") > cut) & (pl.col("point") <= point)).get_column("player_id")
+        still = raised.filter(~pl.col("player_id").is_in(moved.to_list())).rename({"rating": "_raised"})
+        state = state.join(still, on="player_id", how="left", maintain_order="left").with_columns(
+            pl.coalesce("_raised", "rating").alias("rating")
+        ).drop("_raised")
+    return state
+
+
 def rate(
     history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None = None,
-    *, stored: Stored | None = None,
+    *, stored: Stored | None = None, entry: StandardInForce | None = None,
 ) -> Rated:
     """The engine over the merged history (pure; the task below adds logging).
 
@@ -268,10 +567,14 @@ def rate(
     state at the earliest competition tonight adds, replaces or removes; without it,
     or when that cannot be exact, the whole history is re-rated from the seed.
     A federation with several ``lists`` (FIDE: standard, rapid, blitz) rates each list
-    on its own, from the seed for the first list and from the files' own declared
-    ratings for the others, always in full; ``Rated.lists`` holds each list's result
+    on its own, from the seed for the first list and, for the others, from the files' own
+    declared ratings, else from the player's rating on the first list (FIDE: a player
+    enters the rapid and blitz lists at his standard rating, see
+    :func:`_rate_entered_list`), always in full; ``Rated.lists`` holds each list's result
     and ``run`` their rows one list after the other (``ratings``: the first list's).
     FIDE: also how far each still-unrated player is from an initial rating on ``as_of``.
+    ``entry``: the ratings a player not on the list (no seeded or computed rating, no
+    declared one) enters it at, taken on the start of his first competition of the run.
     """
     lists = lists_of(config)
     if len(lists) > 1:
@@ -280,7 +583,11 @@ def rate(
             part, tonight = _only_list(history, batch, lists, name)
             if name != lists[0] and part.competitions.height == 0 and tonight.competitions.height == 0:
                 continue  # nothing was ever rated in this list
-            parts[name] = rate(part, tonight, {**config, "lists": [name]}, as_of)
+            if name == lists[0]:
+                parts[name] = rate(part, tonight, {**config, "lists": [name]}, as_of)
+            else:
+                in_force = StandardInForce.of(history.seed, parts[lists[0]].run.changes)
+                parts[name] = _rate_entered_list(part, tonight, {**config, "lists": [name]}, as_of, name, in_force)
         first = parts[lists[0]]
         accepted, _, players = merged_history(history, batch)
         return replace(
@@ -312,9 +619,12 @@ def rate(
         tail = _point_key(accepted).filter(pl.col("point") >= cut).get_column("competition_id").to_list()
         rate_comps = accepted.filter(pl.col("competition_id").is_in(tail))
         rate_games = games.filter(pl.col("competition_id").is_in(tail))
+    declared = own_declared_ratings(players, fed)
+    if entry is not None:
+        declared = entry.fill_declared(declared, rate_comps, rate_games)
     run = engine.rate_history(
         fed, rate_comps, rate_games, start if cut is not None else history.seed, config=config,
-        players=own_declared_ratings(players, fed),
+        players=declared,
     )
     # The state only knows the names the seed list printed; newcomers get theirs from the files.
     names = players.select("player_id", pl.col("name").alias("_name")).filter(pl.col("_name").is_not_null())
