@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 _PREFECT_HOME = tempfile.mkdtemp(prefix="ratings-prefect-home-")
 os.environ["PREFECT_HOME"] = _PREFECT_HOME
@@ -19,13 +20,48 @@ os.environ["DO_NOT_TRACK"] = "1"
 
 import pytest  # noqa: E402
 
-#: Real federation files (never copied into the project).
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+#: ``../shared`` beside the repository: real federation files (``data/``) and the
+#: regulation tables (``rules/``); never copied into the project.
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SHARED_DATA = SHARED / "data"
+
+
+def shared_data_required() -> bool:
+    """``RATINGS_REQUIRE_SHARED_DATA=1`` (set by ``.ci/run``): missing golden data fails."""
+    return os.environ.get("RATINGS_REQUIRE_SHARED_DATA", "") not in ("", "0")
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ``../shared`` (``shared_path("data", "fide", ...)``, ``shared_path("rules", ...)``).
+
+    Where it is absent the test is skipped, with the reason, on a developer's machine,
+    and fails under ``RATINGS_REQUIRE_SHARED_DATA=1`` (CI), the way
+    ``RATINGS_REQUIRE_POSTGRES`` works: golden data that is missing never passes as a skip.
+    The one implementation: the package conftests' helpers call it.
+    """
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        message = f"real data not available: {path} is absent (../shared sits beside the repository)"
+        if shared_data_required():
+            pytest.fail(f"RATINGS_REQUIRE_SHARED_DATA=1 but {message}")
+        pytest.skip(message)
+    return path
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """The ``../shared/data`` folder, or a clean skip where it is absent."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"real federation data not available at {SHARED_DATA}")
-    return SHARED_DATA
+    """The ``../shared/data`` folder (skip on a developer's machine, failure in CI, when absent)."""
+    return shared_path("data")
+
+
+def shared_files(paths: list[Path], what: str) -> list[Any]:
+    """A parametrisation over real files: the files; where none is found, one skipped
+    placeholder on a developer's machine, and nothing under ``RATINGS_REQUIRE_SHARED_DATA=1``,
+    so that ``empty_parameter_set_mark = "fail_at_collect"`` fails the collection in CI."""
+    if paths:
+        return list(paths)
+    if shared_data_required():
+        # A collection error that names the missing data (not just "empty parameter set").
+        pytest.fail(f"RATINGS_REQUIRE_SHARED_DATA=1 but real data not available: {what} under {SHARED}",
+                    pytrace=False)
+    return [pytest.param(None, marks=pytest.mark.skip(reason=f"real data not available: {what}"))]

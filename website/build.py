@@ -276,6 +276,10 @@ def _read(engine: Engine, federation: str, info: dict[str, Any]) -> _Federation:
     )
 
 
+#: Edition columns that are bookkeeping, not something a reader of the list needs.
+_INTERNAL_EDITION_COLUMNS = frozenset({"covers", "list_id"})
+
+
 def _edition_summaries(fed: _Federation) -> list[dict[str, Any]]:
     stats = (
         fed.entries.group_by("ed")
@@ -365,7 +369,8 @@ def _render_federation(
     base = _fed_dir(fed.federation)
     root = out / base
     editions = _edition_summaries(fed)
-    extra_columns = [c for c in (fed.editions[0] if fed.editions else {}) if c not in queries.EDITIONS_SCHEMA]
+    extra_columns = [c for c in (fed.editions[0] if fed.editions else {}) if c not in queries.EDITIONS_SCHEMA
+                     and c not in _INTERNAL_EDITION_COLUMNS]
     per_edition = {ed: rows for (ed,), rows in
                    ((k, v.to_dicts()) for k, v in fed.entries.partition_by("ed", as_dict=True).items())}
     latest = editions[-1] if editions else None

@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 DATA = Path(__file__).resolve().parent / "data"
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+from tests.conftest import SHARED, shared_path  # noqa: F401  (the one implementation)
 SHARED_DATA = SHARED / "data"
 SHARED_RULES = SHARED / "rules"
 
@@ -39,9 +39,3 @@ def competitions_of(games: pl.DataFrame) -> pl.DataFrame:
     return games.group_by("competition_id", maintain_order=True).agg(pl.col(c).first() for c in cols)
 
 
-def shared_path(*parts: str) -> Path:
-    """A path under ``../shared``; skips the test when it is absent."""
-    path = SHARED.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"real data not available: {path} is absent (the shared folder sits beside the repository)")
-    return path

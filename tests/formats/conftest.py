@@ -6,18 +6,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import SHARED, shared_path
+
 #: ``../shared/data`` relative to the repository root (never copied into the project).
-SHARED_DATA = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data").resolve()
+SHARED_DATA = SHARED / "data"
 
 
 def shared(*parts: str) -> Path:
-    """A path under the shared real data; skips the test when it is absent."""
-    path = SHARED_DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(
-            f"real data not available: {path} (the shared data folder is not beside the repository)"
-        )
-    return path
+    """A path under the shared real data (``tests.conftest.shared_path``: skip or CI failure)."""
+    return shared_path("data", *parts)
 
 
 @pytest.fixture

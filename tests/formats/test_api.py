@@ -19,9 +19,12 @@ from formats.schema import (
     GAMES_SCHEMA,
     PLAYERS_SCHEMA,
 )
+from tests.conftest import shared_files
 from tests.formats.conftest import SHARED_DATA, shared
 
-ALL = sorted(p for p in SHARED_DATA.rglob("*") if p.is_file()) if SHARED_DATA.exists() else []
+ALL = shared_files(
+    sorted(p for p in SHARED_DATA.rglob("*") if p.is_file()) if SHARED_DATA.exists() else [], "../shared/data"
+)
 
 #: What each real file is, by where it lives (``../shared/data/SOURCES.tsv``).
 EXPECTED = {
@@ -42,7 +45,7 @@ NOT_SUPPORTED = {  # formats outside the issue: refused with a finding, never a 
 }
 
 
-@pytest.mark.parametrize("path", ALL, ids=lambda p: str(p.relative_to(SHARED_DATA)))
+@pytest.mark.parametrize("path", ALL, ids=lambda p: str(p.relative_to(SHARED_DATA)) if p is not None else "absent")
 def test_every_shared_file_is_read_or_refused_with_a_line(path: Path) -> None:
     r = formats.read(path)
     for frame, schema in (

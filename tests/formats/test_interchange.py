@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import formats
+from tests.conftest import shared_files
 from formats.interchange import from_interchange
 from formats.schema import (
     COMPETITIONS_SCHEMA,
@@ -42,7 +43,8 @@ def _count(path: Path) -> tuple[int, set[str], set[str], int]:
     return len(rows), ids, {r["round"] for r in rows}, unknown
 
 
-@pytest.mark.parametrize("path", _files(*BARRUF) + _files(*FIDE), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", shared_files(_files(*BARRUF) + _files(*FIDE), "the AJUSC season and FIDE periods"),
+                         ids=lambda p: p.name if p is not None else "absent")
 def test_every_real_interchange_file_is_read_or_refused(path: Path) -> None:
     result = formats.read(path)
     assert result.source == path.name
@@ -471,8 +473,9 @@ def _same(a: formats.ReadResult, b: formats.ReadResult) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    [p for p in _files(*BARRUF) + _files(*FIDE) if p.name.endswith(".results.csv")],
-    ids=lambda p: p.name,
+    shared_files([p for p in _files(*BARRUF) + _files(*FIDE) if p.name.endswith(".results.csv")],
+                 "the AJUSC season and FIDE periods"),
+    ids=lambda p: p.name if p is not None else "absent",
 )
 def test_vectorised_path_equals_row_reader_on_real_files(path: Path) -> None:
     from formats.interchange import _results_fast

@@ -11,10 +11,12 @@ import pytest
 
 import formats
 from formats.opengotha import from_opengotha
+from tests.conftest import shared_files
 from tests.formats.conftest import SHARED_DATA, shared
 
-FILES = (
-    sorted((SHARED_DATA / "go").glob("opengotha_*.xml")) if (SHARED_DATA / "go").exists() else []
+FILES = shared_files(
+    sorted((SHARED_DATA / "go").glob("opengotha_*.xml")) if (SHARED_DATA / "go").exists() else [],
+    "../shared/data/go/opengotha_*.xml",
 )
 
 
@@ -28,7 +30,7 @@ def _raw_counts(path: Path) -> dict[str, object]:
     }
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name if p is not None else "absent")
 def test_every_real_opengotha_file(path: Path) -> None:
     r = formats.read(path)
     want = _raw_counts(path)

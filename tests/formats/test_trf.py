@@ -11,11 +11,11 @@ import pytest
 
 import formats
 from formats.trf import from_trf
+from tests.conftest import shared_files
 from tests.formats.conftest import SHARED_DATA, shared
 
-TRF_FILES = (
-    sorted((SHARED_DATA / "chess").glob("*.trf")) if (SHARED_DATA / "chess").exists() else []
-)
+_TRFS = sorted((SHARED_DATA / "chess").glob("*.trf")) if (SHARED_DATA / "chess").exists() else []
+TRF_FILES = shared_files(_TRFS, "../shared/data/chess/*.trf")
 
 
 def _independent(path: Path) -> dict[str, object]:
@@ -38,7 +38,7 @@ def _independent(path: Path) -> dict[str, object]:
     return {"players": len(lines), "with_opp": with_opp, "byes": byes, "points": points}
 
 
-@pytest.mark.parametrize("path", TRF_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", TRF_FILES, ids=lambda p: p.name if p is not None else "absent")
 def test_every_real_trf_file(path: Path) -> None:
     r = formats.read(path)
     want = _independent(path)
@@ -73,7 +73,8 @@ def test_every_real_trf_file(path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", [p for p in TRF_FILES if "team" not in p.name], ids=lambda p: p.name
+    "path", shared_files([p for p in _TRFS if "team" not in p.name], "../shared/data/chess/*.trf"),
+    ids=lambda p: p.name if p is not None else "absent"
 )
 def test_points_column_equals_games_and_byes(path: Path) -> None:
     """The file's own points (columns 81-84) are the sum of what the reader found for each player."""

@@ -11,6 +11,8 @@ from typing import Any
 import polars as pl
 import pytest
 
+from tests.conftest import SHARED, shared_path
+
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 
 from formats.schema import (  # noqa: E402
@@ -24,15 +26,12 @@ from formats.schema import (  # noqa: E402
 )
 
 #: The real-file folder shared by the project (never copied into the repository).
-SHARED_DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+SHARED_DATA = SHARED / "data"
 
 
 def shared_file(*parts: str) -> Path:
-    """A real file under ``../shared/data``; skips the test when it is absent."""
-    path = SHARED_DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"real data file {path} is absent (../shared/data not mounted)")
-    return path
+    """A real file under ``../shared/data`` (``tests.conftest.shared_path``: skip or CI failure)."""
+    return shared_path("data", *parts)
 
 
 def round_robin(players: list[str], rounds: int) -> list[tuple[int, str, str]]:

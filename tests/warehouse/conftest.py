@@ -26,6 +26,7 @@ from formats.schema import (
     conform,
     empty,
 )
+from tests.conftest import SHARED, shared_path
 from warehouse import LoadBatch, get_engine
 from warehouse.testing import (
     postgres_required,
@@ -38,7 +39,7 @@ from warehouse.testing import (
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "data"
 #: Real federation files (never copied into the project).
-SHARED_DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+SHARED_DATA = SHARED / "data"
 FIDE_PERIODS = SHARED_DATA / "fide" / "published_periods"
 
 
@@ -168,8 +169,7 @@ def batch_from_interchange(paths: list[Path], federation: str) -> LoadBatch:
 @pytest.fixture(scope="session")
 def fide_batch() -> LoadBatch:
     """The real FIDE published-periods files (89 tournaments) as one batch."""
-    if not FIDE_PERIODS.is_dir():
-        pytest.skip(f"real federation data not available at {FIDE_PERIODS}")
+    shared_path("data", "fide", "published_periods")
     return batch_from_interchange(sorted((FIDE_PERIODS / "results").glob("*.results.csv")), "fide")
 
 

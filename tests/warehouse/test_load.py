@@ -14,6 +14,7 @@ from polars.testing import assert_frame_equal
 from sqlalchemy.engine import Engine
 
 from formats.schema import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATINGS_SCHEMA, conform
+from tests.conftest import shared_path
 from tests.warehouse.conftest import FIDE_PERIODS, FIXTURES, count, sha
 from warehouse import (
     BatchError,
@@ -242,9 +243,7 @@ def test_players_upsert_keeps_values_and_aliases(engine: Engine, tiny_batch: Cal
 
 
 def test_seed_from_real_fide_list(engine: Engine) -> None:
-    path = FIDE_PERIODS / "seed.ratings.csv"
-    if not path.is_file():
-        pytest.skip(f"real federation data not available at {path}")
+    path = shared_path("data", "fide", "published_periods", "seed.ratings.csv")
     data = path.read_bytes()
     seed = pl.read_csv(data, schema_overrides={"player_id": pl.Utf8}).with_columns(pl.col("as_of").str.to_date())
     assert load_seed(engine, "fide", seed, source=path.name, source_sha256=sha(data)) == 661
