@@ -307,6 +307,17 @@ def _shown_findings(
     return shown, sorted(omitted.items())
 
 
+def _rating(value: Any) -> str:
+    """A rating as the system keeps it: whole (BARRUF, FIDE) as is, fractional (EGF GoR) to 2 decimals.
+
+    >>> _rating(1116.0), _rating(1750.5749), _rating(None)
+    ('1116', '1750.57', '')
+    """
+    if value is None:
+        return ""
+    return f"{float(value):.0f}" if float(value).is_integer() else f"{float(value):.2f}"
+
+
 def _change_rows(changes: pl.DataFrame) -> list[dict[str, str]]:
     rows = []
     for r in _changes_with_names(changes, None).sort("player_id").to_dicts():
@@ -314,13 +325,13 @@ def _change_rows(changes: pl.DataFrame) -> list[dict[str, str]]:
             "player_id": r.get("player_id") or "",
             "name": r.get("name") or "",
             "period": r.get("period") or "",
-            "before": _num(r.get("rating_before")),
+            "before": _rating(r.get("rating_before")),
             "games": "" if r.get("games") is None else str(r["games"]),
             "score": _num(r.get("score"), 1),
             "expected": _num(r.get("expected"), 2),
             "k": _num(r.get("k")),
             "change": _num(r.get("change"), 1, signed=True),
-            "after": _num(r.get("rating_after")),
+            "after": _rating(r.get("rating_after")),
         })
     return rows
 

@@ -128,7 +128,13 @@ def test_config_egf_gor_1998_rates_the_article_example_through_the_cli(tmp_path:
     listed = runner.invoke(app, ["list", "--federation", "egf", "--format", "csv", "--warehouse", url])
     assert listed.exit_code == 0, listed.output
     rows = {r["player_id"]: r for r in csv.DictReader(io.StringIO(listed.stdout))}
-    assert float(rows["me"]["rating"]) == pytest.approx(1750.57, abs=0.005)
+    # The list prints GoR whole, as the EGD publishes it (issue 14) ...
+    assert rows["me"]["rating"] == "1751"
+    # ... and the organiser's report, through the CLI too, shows the exact figure.
+    report = runner.invoke(app, ["report", "EGF-ARTICLE-2010", "--federation", "egf", "--warehouse", url])
+    assert report.exit_code == 0, report.output
+    line = next(ln for ln in report.stdout.splitlines() if ln.startswith("| me "))
+    assert float(line.rstrip(" |").rsplit("|", 1)[1]) == pytest.approx(1750.57, abs=0.005)
 
 
 def test_inactivity_follows_the_engine_dated_windows_from_2026_27() -> None:
