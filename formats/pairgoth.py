@@ -33,7 +33,7 @@ _RESULTS: dict[str, tuple[float | None, str]] = {
 }
 
 
-_ID = re.compile(r'"id"\s*:\s*(\d+)')
+_ID = re.compile(r'"id"\s*:\s*(-?\d+)')
 
 
 def looks_like_pairgoth(head: str) -> bool:
@@ -105,6 +105,7 @@ def from_pairgoth(data: bytes, name: str, *, federation: str | None = None) -> R
     # game ids may equal player ids: look for them only after the "games" key
     games_at = max(text.rfind('"games"'), 0)
     newlines = [i for i, c in enumerate(text) if c == "\n"]
+    games_line = bisect.bisect_left(newlines, games_at) + 1
     lines = {
         int(m[1]): bisect.bisect_left(newlines, m.start()) + 1 for m in _ID.finditer(text, games_at)
     }
@@ -141,7 +142,9 @@ def from_pairgoth(data: bytes, name: str, *, federation: str | None = None) -> R
     for rnd, round_games in enumerate(rounds if isinstance(rounds, list) else [], start=1):
         for g in round_games if isinstance(round_games, list) else []:
             gid = g.get("id") if isinstance(g, dict) else None
-            line = lines.get(gid) if isinstance(gid, int) else None
+            # A game whose id cannot be found in the text (written as 1e3, 12.0, ...) is
+            # located at the "games" key: every game keeps a line for its findings.
+            line = (lines.get(gid) if isinstance(gid, int) else None) or games_line
             if not isinstance(g, dict):
                 continue
             w, b, res = g.get("w"), g.get("b"), str(g.get("r", ""))
