@@ -139,19 +139,9 @@ def child(argv: list[str]) -> None:
             keep = order.filter(pl.col("upto") - pl.col("len") < limit)
             part = games.filter(pl.col("competition_id").is_in(keep["competition_id"].to_list()))
             fn = {"ajusc": reference.barruf, "fide": reference.fide, "egf": reference.egf}[fed]
-            if fed == "egf":
-                # The reference takes every starting rating given: newcomers start from their grade
-                # (EGF: 1d = 2100, 100 points a grade), as the engine does from declared_rank.
-                grade = pl.col("declared_rank")
-                number = grade.str.extract(r"(\d+)").cast(pl.Float64)
-                newcomers = players.filter(~pl.col("player_id").is_in(seed["player_id"].to_list())).select(
-                    "player_id",
-                    pl.when(grade.str.ends_with("d")).then(2000.0 + 100.0 * number)
-                    .otherwise(2100.0 - 100.0 * number).alias("rating"),
-                )
-                seed = pl.concat([seed.select("player_id", "rating"), newcomers])
             t = time.perf_counter()
-            fn(keep.drop("len", "upto"), part, seed)
+            # The same players file as the engine: newcomers start from their declared grade or rating.
+            fn(keep.drop("len", "upto"), part, seed, players=players)
             print(json.dumps({"seconds": time.perf_counter() - t, "games": part.height}))
     elif kind == "floor":
         url = argv[2]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -65,3 +67,27 @@ def shared_files(paths: list[Path], what: str) -> list[Any]:
         pytest.fail(f"RATINGS_REQUIRE_SHARED_DATA=1 but real data not available: {what} under {SHARED}",
                     pytrace=False)
     return [pytest.param(None, marks=pytest.mark.skip(reason=f"real data not available: {what}"))]
+
+
+@contextmanager
+def postgres_database() -> Iterator[str]:
+    """A fresh database on the real PostgreSQL server, dropped afterwards.
+
+    Without a reachable server the test is skipped with the reason, and fails under
+    ``RATINGS_REQUIRE_POSTGRES=1`` (set by ``.ci/run``). The one implementation behind the
+    PostgreSQL fixtures of flows, tasks and website tests.
+    """
+    from warehouse.testing import (
+        postgres_required,
+        postgres_server_url,
+        postgres_unavailable_reason,
+        temporary_postgres_database,
+    )
+
+    reason = postgres_unavailable_reason(postgres_server_url())
+    if reason is not None:
+        if postgres_required():
+            pytest.fail(f"PostgreSQL required (RATINGS_REQUIRE_POSTGRES=1) but {reason}")
+        pytest.skip(f"PostgreSQL not reachable: {reason}")
+    with temporary_postgres_database(postgres_server_url()) as url:
+        yield url

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import postgres_database
+
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_INBOX = REPO / "examples" / "inbox"
 
@@ -36,19 +38,7 @@ def warehouse_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[st
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'ratings.db'}"
         return
-    from warehouse.testing import (
-        postgres_required,
-        postgres_server_url,
-        postgres_unavailable_reason,
-        temporary_postgres_database,
-    )
-
-    reason = postgres_unavailable_reason(postgres_server_url())
-    if reason is not None:
-        if postgres_required():
-            pytest.fail(f"PostgreSQL required (RATINGS_REQUIRE_POSTGRES=1) but {reason}")
-        pytest.skip(f"PostgreSQL not reachable: {reason}")
-    with temporary_postgres_database(postgres_server_url()) as url:
+    with postgres_database() as url:
         yield url
 
 

@@ -19,6 +19,8 @@ from datetime import date, timedelta
 
 import polars as pl
 import pytest
+
+from tests.conftest import postgres_database
 import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -54,19 +56,7 @@ def sqlite_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 
 @pytest.fixture(scope="module")
 def pg_db() -> Iterator[Engine]:
-    from warehouse.testing import (
-        postgres_required,
-        postgres_server_url,
-        postgres_unavailable_reason,
-        temporary_postgres_database,
-    )
-
-    reason = postgres_unavailable_reason(postgres_server_url())
-    if reason is not None:
-        if postgres_required():
-            pytest.fail(f"RATINGS_REQUIRE_POSTGRES=1 but {reason}")
-        pytest.skip(reason)
-    with temporary_postgres_database(postgres_server_url()) as url:
+    with postgres_database() as url:
         db = warehouse.get_engine(url)
         yield db
         db.dispose()

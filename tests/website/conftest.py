@@ -18,6 +18,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from tests.conftest import postgres_database
+
 import engine
 import warehouse
 from formats.schema import (
@@ -150,17 +152,5 @@ def small_site(small_season: SmallSeason, tmp_path_factory: pytest.TempPathFacto
 @pytest.fixture
 def postgres_url() -> Iterator[str]:
     """A fresh database on the real PostgreSQL server (skipped, or failed under CI, without one)."""
-    from warehouse.testing import (
-        postgres_required,
-        postgres_server_url,
-        postgres_unavailable_reason,
-        temporary_postgres_database,
-    )
-
-    reason = postgres_unavailable_reason(postgres_server_url())
-    if reason is not None:
-        if postgres_required():
-            pytest.fail(f"PostgreSQL required (RATINGS_REQUIRE_POSTGRES=1) but {reason}")
-        pytest.skip(f"PostgreSQL not reachable: {reason}")
-    with temporary_postgres_database(postgres_server_url()) as url:
+    with postgres_database() as url:
         yield url
