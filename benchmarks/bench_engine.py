@@ -22,8 +22,8 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import engine  # noqa: E402
-from engine import barruf, egf_gor, fide_elo  # noqa: E402
+import engine
+from engine import barruf, egf_gor, fide_elo
 
 
 def synthetic_history(n_games: int, n_players: int, *, games_per_comp: int = 100, seed: int = 7,

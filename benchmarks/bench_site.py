@@ -32,10 +32,10 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import engine  # noqa: E402
-import warehouse  # noqa: E402
-import website  # noqa: E402
-from formats.schema import (  # noqa: E402
+import engine
+import warehouse
+import website
+from formats.schema import (
     BYES_SCHEMA,
     COMPETITIONS_SCHEMA,
     FINDINGS_SCHEMA,

@@ -25,7 +25,13 @@ import numpy.typing as npt
 import polars as pl
 
 from engine import rulesets
-from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATING_LIST_SCHEMA, RATINGS_SCHEMA, conform
+from engine._frames import (
+    EXPLANATIONS_SCHEMA,
+    RATING_CHANGES_SCHEMA,
+    RATING_LIST_SCHEMA,
+    RATINGS_SCHEMA,
+    conform,
+)
 from engine._history import History, explain_and_summarise, player_column, prepare, seed_column
 from engine.errors import InvalidConfigError
 from engine.rounding import HALF_TOLERANCE

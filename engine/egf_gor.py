@@ -38,7 +38,13 @@ import numpy.typing as npt
 import polars as pl
 
 from engine import rulesets
-from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATING_LIST_SCHEMA, RATINGS_SCHEMA, conform
+from engine._frames import (
+    EXPLANATIONS_SCHEMA,
+    RATING_CHANGES_SCHEMA,
+    RATING_LIST_SCHEMA,
+    RATINGS_SCHEMA,
+    conform,
+)
 from engine._history import History, explain_and_summarise, player_column, prepare, seed_column
 from engine.errors import InvalidConfigError, InvalidHistoryError
 
@@ -238,7 +244,7 @@ def _rate_kernel(
             e1 = r1 + (adj if h < 0 else 0.0)
             e2 = r2 + (adj if h > 0 else 0.0)
             if mode == 0:
-                lo = r1 if r1 < r2 else r2
+                lo = min(r2, r1)
                 lo = min(max(lo, 100.0), 2700.0)
                 a = 200.0 - (lo - 100.0) / 20.0
                 eps = comp_eps[c]
@@ -284,8 +290,7 @@ def _rate_kernel(
         for i in range(n_t):
             p = touched[i]
             new = rating[p] + delta[p]
-            if new < comp_floor[c]:
-                new = comp_floor[c]
+            new = max(new, comp_floor[c])
             rating[p] = new
             games[p] += nplayed[p]
         for g in range(offsets[c], offsets[c + 1]):

@@ -31,7 +31,13 @@ import numpy.typing as npt
 import polars as pl
 
 from engine import rulesets
-from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATING_LIST_SCHEMA, RATINGS_SCHEMA, conform
+from engine._frames import (
+    EXPLANATIONS_SCHEMA,
+    RATING_CHANGES_SCHEMA,
+    RATING_LIST_SCHEMA,
+    RATINGS_SCHEMA,
+    conform,
+)
 from engine._history import History, explain_and_summarise, player_column, prepare, seed_column
 
 #: Upper bounds of the rating-difference bands of the PD table (B02 8.1.2; table
@@ -500,8 +506,7 @@ def _rate_kernel(
             ev_last[p] = n_ev
             n_ev += 1
             games[p] += n_period[p]
-            if new > rated_max[p]:
-                rated_max[p] = new
+            rated_max[p] = max(rated_max[p], new)
             engine_rated[p] = True
         # pass 5: unrated players who added games this period may now earn an initial rating
         for i in range(n_touched):
@@ -566,8 +571,7 @@ def _rate_kernel(
                 rav = (tot + rs[17] * hyp_n) / (n_tot + hyp_n)
                 p100 = (2 * ((w2 + hyp_n) * 100) + 2 * (n_tot + hyp_n)) // (4 * (n_tot + hyp_n))
                 ru = np.floor(rav + dp_table[p100] + 0.5)
-                if ru > rs[16]:
-                    ru = rs[16]
+                ru = min(ru, rs[16])
             else:
                 rc = np.floor(tot / n_tot + 0.5)
                 if w2 > n_tot:

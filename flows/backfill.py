@@ -20,13 +20,13 @@ from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
 import warehouse
-from warehouse.guard import checkpoint, exclusive
 from flows.config import federation_config
 from tasks.ingest import FederationBatch
 from tasks.load import load_federation
 from tasks.publish import publish_federation
 from tasks.rate import rate_federation
 from tasks.site import publish_site
+from warehouse.guard import checkpoint, exclusive
 
 
 @dataclass
@@ -86,7 +86,7 @@ def backfill(
         (pl.col("end_date") >= from_date)
         & (pl.col("end_date") <= (to_date or date.max))
     ).get_column("competition_id")
-    window = lambda f: f.filter(pl.col("competition_id").is_in(in_window.to_list()))  # noqa: E731
+    window = lambda f: f.filter(pl.col("competition_id").is_in(in_window.to_list()))
     diff = differing_changes(window(before), window(run.changes))
     summary = BackfillSummary(federation, from_date, to_date, in_window.len(), diff.height, published.edition)
     create_markdown_artifact(

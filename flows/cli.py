@@ -17,11 +17,11 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable, Iterator
 from datetime import date
 from enum import Enum
 from pathlib import Path
-from collections.abc import Callable, Iterator
-from typing import Annotated, Any, Optional, ParamSpec
+from typing import Annotated, Any, ParamSpec
 
 import typer
 from typer.core import TyperGroup
@@ -91,10 +91,10 @@ def _version_callback(value: bool) -> None:
 
 
 WarehouseOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option("--warehouse", help="Warehouse URL (default: $RATINGS_WAREHOUSE_URL or sqlite:///ratings.db)."),
 ]
-FederationOpt = Annotated[Optional[str], typer.Option("--federation", help="Federation id: ajusc, fide, egf.")]
+FederationOpt = Annotated[str | None, typer.Option("--federation", help="Federation id: ajusc, fide, egf.")]
 SiteOpt = Annotated[Path, typer.Option("--site", help="Folder of the static publication site, regenerated after the run.")]
 NoSiteOpt = Annotated[bool, typer.Option("--no-site", help="Do not regenerate the publication site.")]
 
@@ -109,7 +109,7 @@ class ListFormat(str, Enum):
 @app.callback()
 def _root(
     config: Annotated[
-        Optional[str],
+        str | None,
         typer.Option("--config", envvar="RATINGS_CONFIG", metavar="FILE", is_eager=True, callback=_use_config,
                      help="The installation's federations.toml: its tables override the packaged ones key by key."),
     ] = None,
@@ -264,7 +264,14 @@ class _StageProgress(logging.Handler):
         self.ids: dict[str, Any] = {}
         if live:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
 
             # On stderr, so that `--format csv|json` output on stdout stays clean.
             self.bars = Progress(
@@ -335,9 +342,9 @@ def run(
     inbox: Annotated[Path, typer.Option(help="Folder of result files to process.")] = Path("inbox"),
     warehouse_url: WarehouseOpt = None,
     federation: FederationOpt = None,
-    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Date of the published lists (YYYY-MM-DD).")] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="Date of the published lists (YYYY-MM-DD).")] = None,
     reports: Annotated[Path, typer.Option(help="Folder for the organisers' reports.")] = Path("reports"),
-    gx_root: Annotated[Optional[Path], typer.Option("--gx-root", help="Great Expectations project folder (Data Docs).")] = None,
+    gx_root: Annotated[Path | None, typer.Option("--gx-root", help="Great Expectations project folder (Data Docs).")] = None,
     site: SiteOpt = Path("site"),
     no_site: NoSiteOpt = False,
 ) -> None:
@@ -448,7 +455,7 @@ def seed(
 def backfill(
     federation: Annotated[str, typer.Option("--federation", help="Federation id: ajusc, fide, egf.")],
     from_: Annotated[str, typer.Option("--from", help="Re-rate from this date (YYYY-MM-DD).")],
-    to: Annotated[Optional[str], typer.Option("--to", help="Report changes up to this date.")] = None,
+    to: Annotated[str | None, typer.Option("--to", help="Report changes up to this date.")] = None,
     warehouse_url: WarehouseOpt = None,
     site: SiteOpt = Path("site"),
     no_site: NoSiteOpt = False,
@@ -484,13 +491,13 @@ class WhatIfFormat(str, Enum):
 @_friendly
 def whatif(
     federation: Annotated[str, typer.Option("--federation", help="Federation id: ajusc, fide, egf.")],
-    set_rating: Annotated[Optional[list[str]], typer.Option("--set-rating", metavar="PLAYER=RATING",
+    set_rating: Annotated[list[str] | None, typer.Option("--set-rating", metavar="PLAYER=RATING",
                           help="A player's entry rating (repeatable).")] = None,
-    set_rank: Annotated[Optional[list[str]], typer.Option("--set-rank", metavar="PLAYER=RANK",
+    set_rank: Annotated[list[str] | None, typer.Option("--set-rank", metavar="PLAYER=RANK",
                         help="An EGF newcomer's declared grade, e.g. 3k or 1d (repeatable).")] = None,
-    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", metavar="COMPETITION_ID",
+    exclude: Annotated[list[str] | None, typer.Option("--exclude", metavar="COMPETITION_ID",
                        help="Leave a competition out (repeatable).")] = None,
-    add: Annotated[Optional[list[Path]], typer.Option("--add", metavar="FILE",
+    add: Annotated[list[Path] | None, typer.Option("--add", metavar="FILE",
                    help="Add a result file, or replace its competition (repeatable).")] = None,
     format: Annotated[WhatIfFormat, typer.Option("--format", help="table, csv or json.")] = WhatIfFormat.table,
     warehouse_url: WarehouseOpt = None,
@@ -546,9 +553,9 @@ def whatif(
 @_friendly
 def list_(
     federation: Annotated[str, typer.Option("--federation", help="Federation id: ajusc, fide, egf.")],
-    as_of: Annotated[Optional[str], typer.Option("--as-of", help="The edition in force on this date.")] = None,
-    edition: Annotated[Optional[int], typer.Option("--edition", help="This edition (its number).")] = None,
-    list_name: Annotated[Optional[str], typer.Option("--list", help="Which of the federation's lists (default: its first).")] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="The edition in force on this date.")] = None,
+    edition: Annotated[int | None, typer.Option("--edition", help="This edition (its number).")] = None,
+    list_name: Annotated[str | None, typer.Option("--list", help="Which of the federation's lists (default: its first).")] = None,
     format: Annotated[ListFormat, typer.Option("--format", help="table, csv, json or html.")] = ListFormat.table,
     warehouse_url: WarehouseOpt = None,
 ) -> None:
@@ -601,9 +608,8 @@ def list_(
 def _export_frame(frame, info: dict[str, object]):  # type: ignore[no-untyped-def]
     """CSV/JSON exports: integer ratings where the federation publishes integers (every
     rating of the list is whole), and the list's ``edition`` and ``as_of`` on every row."""
-    import polars as pl
-
     import numpy as np
+    import polars as pl
 
     from engine.rounding import round_half_away_array
     from engine.rulesets import system_for
@@ -627,7 +633,7 @@ def _export_frame(frame, info: dict[str, object]):  # type: ignore[no-untyped-de
 def approve(
     competition_id: Annotated[str, typer.Argument(help="The held competition's id.")],
     federation: Annotated[str, typer.Option("--federation", help="Federation id: ajusc, fide, egf.")],
-    note: Annotated[Optional[str], typer.Option("--note", help="Why (shown in the organiser's report).")] = None,
+    note: Annotated[str | None, typer.Option("--note", help="Why (shown in the organiser's report).")] = None,
     warehouse_url: WarehouseOpt = None,
 ) -> None:
     """The rating officer approves a held competition: the next run rates it."""
@@ -700,7 +706,7 @@ def site(
     out: Annotated[Path, typer.Option("--out", help="Folder of the site (created if missing).")],
     federation: FederationOpt = None,
     warehouse_url: WarehouseOpt = None,
-    workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="Processes rendering the player cards (default: one per CPU).")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Processes rendering the player cards (default: one per CPU).")] = None,
 ) -> None:
     """Generate the static publication site (lists, editions, players, competitions) from the warehouse."""
     from flows.config import federation_config

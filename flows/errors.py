@@ -12,7 +12,7 @@ import os
 import re
 import tempfile
 import traceback
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 #: The run completed (rejected competitions are a normal, reported outcome).
@@ -25,7 +25,7 @@ EXIT_INTERNAL = 2
 #: Another run holds the federation's warehouse lock (a nightly, a backfill): try again later.
 EXIT_BUSY = 3
 
-_PASSWORD_IN_URL = re.compile(r"(?P<head>[a-z][a-z0-9+.\-]*://[^:/@\s]*:)(?P<pw>[^@\s]*)(?P<tail>@)", re.I)
+_PASSWORD_IN_URL = re.compile(r"(?P<head>[a-z][a-z0-9+.\-]*://[^:/@\s]*:)(?P<pw>[^@\s]*)(?P<tail>@)", re.IGNORECASE)
 
 
 def mask_secrets(text: str) -> str:
@@ -65,7 +65,7 @@ def log_dir() -> Path:
 
 def write_error_log(error: BaseException, command: str) -> Path:
     """Write ``error``'s traceback (secrets masked) to a new log file; return its path."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     path = log_dir() / f"ratings-error-{stamp}-{os.getpid()}.log"
     detail = "".join(traceback.format_exception(error))
     path.write_text(

@@ -17,15 +17,15 @@ from prefect.artifacts import create_markdown_artifact
 import validations
 from flows.config import federation_config
 from formats.schema import COMPETITIONS_SCHEMA, FINDINGS_SCHEMA, RATING_CHANGES_SCHEMA
-from tasks.frames import concat
-from warehouse.guard import checkpoint, exclusive
 from tasks.decisions import record_approvals_rated, with_pending_approvals
+from tasks.frames import concat
 from tasks.ingest import FILES_SCHEMA, ingest_inbox
 from tasks.load import load_federation
 from tasks.publish import Published, publish_federation
 from tasks.rate import rate_federation
 from tasks.site import publish_site
 from tasks.validate import validate_batch
+from warehouse.guard import checkpoint, exclusive
 
 
 @dataclass

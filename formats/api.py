@@ -12,13 +12,13 @@ from pathlib import Path
 
 import polars as pl
 
+from formats import limits
 from formats._common import KNOWN_FEDERATIONS, FormatError, decode
 from formats.egd import from_egd, looks_like_egd
 from formats.interchange import from_interchange, kind_of_header
 from formats.opengotha import from_opengotha, looks_like_opengotha
 from formats.pairgoth import from_pairgoth, looks_like_pairgoth
 from formats.ratinglists import from_egd_list, looks_like_egd_list
-from formats import limits
 from formats.result import FieldValueError, ReadResult
 from formats.schema import RATINGS_SCHEMA
 from formats.swissperfect import (

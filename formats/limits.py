@@ -80,7 +80,7 @@ def check_value(field: str, value: Any) -> str | None:
         return None
     low, high = bounds
     if not low <= value <= high:
-        shown = lambda b: int(b) if float(b).is_integer() else b  # noqa: E731
+        shown = lambda b: int(b) if float(b).is_integer() else b
         return f"{field} must be between {shown(low)} and {shown(high)}, not {value!r}"
     return None
 

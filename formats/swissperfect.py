@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from formats._common import Findings, decode, is_digits, parse_date, split_lines
-from formats.identity import competition_key, player_id
 from formats.declarations import UNDECLARED, declare, language_of
+from formats.identity import competition_key, player_id
 from formats.result import ReadResult, frame, sha256
 from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
 

@@ -29,9 +29,9 @@ from sqlalchemy import Engine
 import engine
 import validations
 import warehouse
-from warehouse.guard import checkpoint
 from tasks.ingest import FederationBatch
 from tasks.rate import Rated, adjusted_at
+from warehouse.guard import checkpoint
 
 
 @dataclass

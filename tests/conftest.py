@@ -20,7 +20,7 @@ os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ["GX_ANALYTICS_ENABLED"] = "false"
 os.environ["DO_NOT_TRACK"] = "1"
 
-import pytest  # noqa: E402
+import pytest
 
 #: ``../shared`` beside the repository: real federation files (``data/``) and the
 #: regulation tables (``rules/``); never copied into the project.

@@ -10,6 +10,7 @@ Public API (``docs/CONTRACTS.md``):
 - the rule table: :func:`load_rules`, :func:`rules_for`, :func:`rules_frame`
 """
 
+from validations.egf import adjusted_time, tournament_class
 from validations.errors import (
     GxProjectError,
     ReportError,
@@ -17,7 +18,6 @@ from validations.errors import (
     UnknownFederationError,
     ValidationsError,
 )
-from validations.egf import adjusted_time, tournament_class
 from validations.fide import initial_rating_progress
 from validations.report import (
     CompetitionReport,
@@ -38,16 +38,8 @@ from validations.validate import Validation, validate
 
 __all__ = [
     "CompetitionReport",
-    "NightlySummary",
-    "build_report",
-    "decision_lines",
-    "render_report",
-    "render_rules",
-    "render_summary",
-    "report_from_record",
-    "report_status",
-    "write_report",
     "GxProjectError",
+    "NightlySummary",
     "ReportError",
     "Rule",
     "RuleDefinitionError",
@@ -56,13 +48,21 @@ __all__ = [
     "ValidationsError",
     "adjusted_time",
     "build_data_docs",
-    "initial_rating_progress",
-    "tournament_class",
+    "build_report",
+    "decision_lines",
     "ensure_gx_project",
     "file_outcomes",
     "file_report",
+    "initial_rating_progress",
     "load_rules",
+    "render_report",
+    "render_rules",
+    "render_summary",
+    "report_from_record",
+    "report_status",
     "rules_for",
     "rules_frame",
+    "tournament_class",
     "validate",
+    "write_report",
 ]

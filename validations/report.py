@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import re
-
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -617,7 +616,7 @@ def _html(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) -> str
     ))
 
 
-def _CSS_MARKUP() -> Any:  # noqa: N802 - the stylesheet is ours, not user input
+def _CSS_MARKUP() -> Any:
     import markupsafe
 
     return markupsafe.Markup(_CSS)

@@ -220,7 +220,7 @@ def file_context(root: Path) -> Any:
                 # rule of the table goes unchecked. The flow does this once before validating.
                 ensure_gx_project(root)
             return gx.get_context(mode="file", project_root_dir=str(root))
-    except Exception as exc:  # noqa: BLE001 - GX raises many types for a broken project
+    except Exception as exc:
         raise GxProjectError(f"cannot open the Great Expectations project in {root}: {exc}") from exc
 
 

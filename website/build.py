@@ -54,7 +54,7 @@ from website.safe import page_name, visible
 if TYPE_CHECKING:  # the warehouse's engine type; SQLAlchemy itself stays in warehouse/
     from sqlalchemy.engine import Engine
 
-__all__ = ["SiteResult", "STATUS_ORDER", "build_site"]
+__all__ = ["STATUS_ORDER", "SiteResult", "build_site"]
 
 _STATIC = Path(__file__).resolve().parent / "static"
 _STATIC_FILES = ("site.css", "site.js", "chart.umd.min.js", "LICENSE.chart.js.md")

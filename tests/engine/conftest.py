@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
-import pytest
 
 DATA = Path(__file__).resolve().parent / "data"
 from tests.conftest import SHARED, shared_path  # noqa: F401  (the one implementation)
+
 SHARED_DATA = SHARED / "data"
 SHARED_RULES = SHARED / "rules"
 

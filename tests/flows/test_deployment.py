@@ -8,7 +8,6 @@ run crashed with ``FileNotFoundError: <RATINGS_HOME>/flows/nightly.py``.
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path

@@ -8,7 +8,6 @@ from datetime import date
 from pathlib import Path
 
 import polars as pl
-import pytest
 import sqlalchemy as sa
 
 import warehouse

@@ -9,7 +9,6 @@ of editions 191-200.
 from __future__ import annotations
 
 import shutil
-from datetime import date
 from pathlib import Path
 
 import polars as pl

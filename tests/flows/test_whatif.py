@@ -15,15 +15,21 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from polars.testing import assert_frame_equal
 import pytest
 import sqlalchemy as sa
+from polars.testing import assert_frame_equal
 from typer.testing import CliRunner
 
 import warehouse
 from flows.cli import app
 from flows.whatif import apply_changes, ripple
-from formats.schema import COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA, RATINGS_SCHEMA, conform, empty
+from formats.schema import (
+    COMPETITIONS_SCHEMA,
+    GAMES_SCHEMA,
+    PLAYERS_SCHEMA,
+    RATINGS_SCHEMA,
+    conform,
+)
 from tasks.ingest import FederationBatch
 from tasks.rate import rate
 

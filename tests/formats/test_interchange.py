@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import formats
-from tests.conftest import shared_files
 from formats.interchange import from_interchange
 from formats.schema import (
     COMPETITIONS_SCHEMA,
@@ -23,6 +22,7 @@ from formats.schema import (
     PLAYERS_SCHEMA,
     RATINGS_SCHEMA,
 )
+from tests.conftest import shared_files
 from tests.formats.conftest import SHARED_DATA, shared
 
 BARRUF = ("ajusc", "barruf_2025_26")

@@ -7,9 +7,9 @@ import tempfile
 
 os.environ.setdefault("RATINGS_LOG_DIR", tempfile.mkdtemp(prefix="ratings-test-logs-"))
 
-from collections.abc import Iterator  # noqa: E402
+from collections.abc import Iterator
 
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.fixture(scope="session")

@@ -85,7 +85,11 @@ def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object
     """A factory of fresh, empty warehouses of one kind."""
     from contextlib import ExitStack
 
-    from warehouse.testing import postgres_server_url, postgres_unavailable_reason, temporary_postgres_database
+    from warehouse.testing import (
+        postgres_server_url,
+        postgres_unavailable_reason,
+        temporary_postgres_database,
+    )
 
     if request.param == "postgresql":
         reason = postgres_unavailable_reason(postgres_server_url())

@@ -26,7 +26,11 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'w.db'}"
         return
-    from warehouse.testing import postgres_server_url, postgres_unavailable_reason, temporary_postgres_database
+    from warehouse.testing import (
+        postgres_server_url,
+        postgres_unavailable_reason,
+        temporary_postgres_database,
+    )
 
     reason = postgres_unavailable_reason(postgres_server_url())
     if reason is not None:

@@ -28,7 +28,11 @@ pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 @pytest.fixture
 def secret_url() -> Iterator[tuple[str, str]]:
     """(URL with a password, the password) of a throwaway database and login role."""
-    from warehouse.testing import postgres_server_url, postgres_unavailable_reason, temporary_postgres_database
+    from warehouse.testing import (
+        postgres_server_url,
+        postgres_unavailable_reason,
+        temporary_postgres_database,
+    )
 
     reason = postgres_unavailable_reason(postgres_server_url())
     if reason is not None:

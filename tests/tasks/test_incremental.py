@@ -19,8 +19,6 @@ from datetime import date, timedelta
 
 import polars as pl
 import pytest
-
-from tests.conftest import postgres_database
 import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -41,6 +39,7 @@ from formats.schema import (
 from tasks.ingest import FederationBatch
 from tasks.publish import _effective, apply_editions
 from tasks.rate import Stored, rate
+from tests.conftest import postgres_database
 from warehouse.models import Explanation, Rating, RatingChange
 
 PLAYERS = [f"{100 + i}" for i in range(10)]

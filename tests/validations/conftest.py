@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-import pytest
 
 from tests.conftest import SHARED, shared_path
 
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 
-from formats.schema import (  # noqa: E402
+from formats.schema import (
     BYES_SCHEMA,
     COMPETITIONS_SCHEMA,
     DECLARATIONS_SCHEMA,

@@ -36,10 +36,10 @@ class _Handler(ContentHandler):
         self.byes: list[dict[str, Any]] = []
         self.general: dict[str, str] = {}
 
-    def setDocumentLocator(self, locator: Locator) -> None:  # noqa: N802 - SAX API
+    def setDocumentLocator(self, locator: Locator) -> None:
         self.locator = locator
 
-    def startElement(self, name: str, attrs: AttributesImpl) -> None:  # noqa: N802 - SAX API
+    def startElement(self, name: str, attrs: AttributesImpl) -> None:
         line = self.locator.getLineNumber() if self.locator else None
         a = {k: attrs.getValue(k) for k in attrs.getNames()}
         if name == "Player":

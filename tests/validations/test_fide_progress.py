@@ -8,7 +8,12 @@ from typing import Any
 import polars as pl
 import pytest
 
-from validations.fide import INITIAL_RATING_RULES, PROGRESS_SCHEMA, initial_rating_progress, rules_in_force
+from validations.fide import (
+    INITIAL_RATING_RULES,
+    PROGRESS_SCHEMA,
+    initial_rating_progress,
+    rules_in_force,
+)
 
 RATINGS = pl.DataFrame({"player_id": [f"r{i}" for i in range(1, 11)],
                         "rating": [1600.0 + 50 * i for i in range(10)], "games": [50] * 10})

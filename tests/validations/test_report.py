@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import markupsafe
 import re
 import shutil
 import subprocess
@@ -10,6 +9,7 @@ from datetime import date
 from html.parser import HTMLParser
 from pathlib import Path
 
+import markupsafe
 import polars as pl
 import pytest
 
@@ -84,7 +84,7 @@ def test_html_escapes_user_text() -> None:
 
 def test_html_lists_every_finding_with_file_line_field_and_fix() -> None:
     page = render_report(_report(), fmt="html")
-    rows = re.findall(r"<tr><td class=\"sev (\w+)\".*?</tr>", page, flags=re.S)
+    rows = re.findall(r"<tr><td class=\"sev (\w+)\".*?</tr>", page, flags=re.DOTALL)
     assert rows == ["reject", "exclude", "warn"]              # most serious first
     assert ">7<" in page and ">score_a<" in page and "c1.results.csv" in page
     assert "Enter the score." in page

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 
 from formats.schema import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATINGS_SCHEMA, conform
 from tests.conftest import shared_path
-from tests.warehouse.conftest import FIDE_PERIODS, FIXTURES, count, sha
+from tests.warehouse.conftest import FIXTURES, count, sha
 from warehouse import (
     BatchError,
     LoadBatch,

@@ -18,8 +18,6 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.conftest import postgres_database
-
 import engine
 import warehouse
 from formats.schema import (
@@ -32,6 +30,7 @@ from formats.schema import (
     conform,
     empty,
 )
+from tests.conftest import postgres_database
 
 FED = "ajusc"
 
