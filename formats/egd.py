@@ -28,8 +28,7 @@ from typing import Any
 
 from formats._common import Findings, decode, is_digits, parse_date, split_lines
 from formats.identity import competition_key, player_id
-from formats.result import ReadResult, frame, sha256
-from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
+from formats.result import ReadResult, sha256, single_competition
 
 __all__ = ["from_egd", "looks_like_egd"]
 
@@ -226,34 +225,11 @@ def from_egd(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
             line=tags["CL"][0],
             field="CL",
         )
-    cid = competition_key(title, start, name.rsplit(".", 1)[0])
-    for row in (*games, *byes):
-        row["competition_id"] = cid
-    for row in f.rows:
-        row["competition_id"] = row["competition_id"] or cid
-    comp = {
-        "federation": fed,
-        "competition_id": cid,
-        "name": title,
-        "start_date": start,
-        "end_date": end,
-        "rounds": width[0] if width else 0,
-        "modality": "classic",
-        "results_public": True,
-        "event_class": cls,
-        "source": name,
-        "source_sha256": digest,
-    }
-    return ReadResult.build(
-        name,
-        digest,
-        "egd",
-        f,
-        competitions=frame([comp] if entries else [], COMPETITIONS_SCHEMA),
-        players=frame(player_rows, PLAYERS_SCHEMA),
-        games=frame(games, GAMES_SCHEMA),
-        byes=frame(byes, BYES_SCHEMA),
-    )
+    comp = {"federation": fed, "competition_id": competition_key(title, start, name.rsplit(".", 1)[0]),
+            "name": title, "start_date": start, "end_date": end, "rounds": width[0] if width else 0,
+            "event_class": cls}
+    return single_competition("egd", f, name, digest, comp, players=player_rows, games=games, byes=byes,
+                              keep=bool(entries))
 
 
 def _pair(

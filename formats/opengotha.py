@@ -36,8 +36,7 @@ from defusedxml import DefusedXmlException
 
 from formats._common import Findings, decode, is_digits, parse_date
 from formats.identity import competition_key, player_id
-from formats.result import ReadResult, frame, sha256
-from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
+from formats.result import ReadResult, sha256, single_competition
 
 __all__ = ["from_opengotha", "looks_like_opengotha"]
 
@@ -302,34 +301,10 @@ def from_opengotha(data: bytes, name: str, *, federation: str | None = None) -> 
             field="numberOfRounds",
         )
     cid = competition_key(title, start, params.get("shortName") or name.rsplit(".", 1)[0])
-    for row in (*games, *byes):
-        row["competition_id"] = cid
-    for row in f.rows:
-        row["competition_id"] = row["competition_id"] or cid
-    comp = {
-        "federation": fed,
-        "competition_id": cid,
-        "name": title,
-        "start_date": start,
-        "end_date": end,
-        "rounds": len(played_rounds),
-        "modality": "online" if params.get("bInternet") == "true" else "classic",
-        "results_public": True,
-        "event_class": None,
-        "source": name,
-        "source_sha256": digest,
-        "rounds_declared": int(declared) if is_digits(declared) else None,
-    }
-    return ReadResult.build(
-        name,
-        digest,
-        "opengotha",
-        f,
-        competitions=frame([comp], COMPETITIONS_SCHEMA),
-        players=frame(player_rows, PLAYERS_SCHEMA),
-        games=frame(games, GAMES_SCHEMA),
-        byes=frame(byes, BYES_SCHEMA),
-    )
+    comp = {"federation": fed, "competition_id": cid, "name": title, "start_date": start, "end_date": end,
+            "rounds": len(played_rounds), "modality": "online" if params.get("bInternet") == "true" else "classic",
+            "rounds_declared": int(declared) if is_digits(declared) else None}
+    return single_competition("opengotha", f, name, digest, comp, players=player_rows, games=games, byes=byes)
 
 
 def _round(txt: str, line: int, f: Findings) -> int | None:

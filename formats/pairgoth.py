@@ -18,8 +18,7 @@ from typing import Any
 
 from formats._common import Findings, decode, parse_date
 from formats.identity import competition_key, player_id
-from formats.result import ReadResult, frame, sha256
-from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
+from formats.result import ReadResult, sha256, single_competition
 
 __all__ = ["from_pairgoth", "looks_like_pairgoth", "rank_name"]
 
@@ -234,30 +233,7 @@ def from_pairgoth(data: bytes, name: str, *, federation: str | None = None) -> R
         )
     title = str(doc.get("name") or "") or None
     cid = competition_key(title, start, str(doc.get("shortName") or name.rsplit(".", 1)[0]))
-    for row in (*games, *byes):
-        row["competition_id"] = cid
-    for row in f.rows:
-        row["competition_id"] = row["competition_id"] or cid
-    comp = {
-        "federation": fed,
-        "competition_id": cid,
-        "name": title,
-        "start_date": start,
-        "end_date": end,
-        "rounds": sum(1 for r in rounds if r) if isinstance(rounds, list) else 0,
-        "modality": "online" if doc.get("online") else "classic",
-        "results_public": True,
-        "event_class": None,
-        "source": name,
-        "source_sha256": digest,
-    }
-    return ReadResult.build(
-        name,
-        digest,
-        "pairgoth",
-        f,
-        competitions=frame([comp], COMPETITIONS_SCHEMA),
-        players=frame(players, PLAYERS_SCHEMA),
-        games=frame(games, GAMES_SCHEMA),
-        byes=frame(byes, BYES_SCHEMA),
-    )
+    comp = {"federation": fed, "competition_id": cid, "name": title, "start_date": start, "end_date": end,
+            "rounds": sum(1 for r in rounds if r) if isinstance(rounds, list) else 0,
+            "modality": "online" if doc.get("online") else "classic"}
+    return single_competition("pairgoth", f, name, digest, comp, players=players, games=games, byes=byes)

@@ -21,7 +21,7 @@ from formats.schema import (
     empty,
 )
 
-__all__ = ["FieldValueError", "ReadResult", "frame", "sha256"]
+__all__ = ["FieldValueError", "ReadResult", "frame", "sha256", "single_competition"]
 
 
 def sha256(data: bytes) -> str:
@@ -219,3 +219,54 @@ class ReadResult:
         f = Findings(source, federation)
         f.add(rule, "reject", message, line=line, field=field)
         return cls.build(source, sha256(data), fmt, f)
+
+
+def single_competition(
+    fmt: str,
+    findings: Findings,
+    source: str,
+    digest: str,
+    competition: Mapping[str, Any],
+    *,
+    players: list[dict[str, Any]],
+    games: list[dict[str, Any]],
+    byes: list[dict[str, Any]],
+    keep: bool = True,
+) -> ReadResult:
+    """The tail every reader of one competition per file shares (EGD, TRF, OpenGotha, pairgoth, Swiss Perfect).
+
+    Stamps the competition's id on every game, bye and finding that has none, adds
+    the columns every such file has alike (its source and checksum, public
+    results, the ``classic`` modality and no event class unless ``competition``
+    says otherwise) and builds the :class:`ReadResult`. ``keep=False`` leaves
+    the competition out (a file with no player or no round).
+
+    Examples
+    --------
+    >>> f = Findings("a.h9", "egf")
+    >>> f.add("format.egd.bad_class", "warn", "CL[Z] is not a class")
+    >>> games = [{"federation": "egf", "round": 1, "player_a": "1", "player_b": "2", "score_a": 1.0}]
+    >>> r = single_competition("egd", f, "a.h9", "00", {"federation": "egf", "competition_id": "C", "rounds": 1},
+    ...                        players=[], games=games, byes=[])
+    >>> r.games["competition_id"].to_list(), r.findings["competition_id"].to_list()
+    (['C'], ['C'])
+    >>> r.competitions.select("source", "modality", "results_public").row(0)
+    ('a.h9', 'classic', True)
+    """
+    cid = competition["competition_id"]
+    for row in (*games, *byes):
+        row["competition_id"] = cid
+    for row in findings.rows:
+        row["competition_id"] = row["competition_id"] or cid
+    comp = {"modality": "classic", "results_public": True, "event_class": None, **competition,
+            "source": source, "source_sha256": digest}
+    return ReadResult.build(
+        source,
+        digest,
+        fmt,
+        findings,
+        competitions=frame([comp] if keep else [], COMPETITIONS_SCHEMA),
+        players=frame(players, PLAYERS_SCHEMA),
+        games=frame(games, GAMES_SCHEMA),
+        byes=frame(byes, BYES_SCHEMA),
+    )

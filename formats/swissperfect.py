@@ -33,8 +33,7 @@ from typing import Any
 from formats._common import Findings, decode, is_digits, parse_date, split_lines
 from formats.declarations import UNDECLARED, declare, language_of
 from formats.identity import competition_key, player_id
-from formats.result import ReadResult, frame, sha256
-from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
+from formats.result import ReadResult, sha256, single_competition
 
 __all__ = ["RND_HEADER", "STG_HEADER", "from_swissperfect", "from_swissperfect_set", "stem_of"]
 
@@ -188,10 +187,6 @@ def from_swissperfect_set(
             f"{declared} rounds declared in the .ini; no round file for round(s) "
             f"{', '.join(map(str, missing[:30]))}{' ...' if len(missing) > 30 else ''}",
         )
-    for row in (*games, *byes):
-        row["competition_id"] = cid
-    for row in f.rows:
-        row["competition_id"] = row["competition_id"] or cid
     players = []
     for n in sorted(entrants):
         p = names.get(n, {})
@@ -204,31 +199,13 @@ def from_swissperfect_set(
                 "country": p.get("country"),
             }
         )
-    comp = {
-        "federation": fed,
-        "competition_id": cid,
-        "name": title,
-        "start_date": start,
-        "end_date": end,
-        "rounds": len(rounds_seen),
-        "modality": "classic",
-        "results_public": True,
-        "event_class": None,
-        "source": source,
-        "source_sha256": digest,
-    }
+    comp = {"federation": fed, "competition_id": cid, "name": title, "start_date": start, "end_date": end,
+            "rounds": len(rounds_seen)}
+    result = single_competition("swissperfect", f, source, digest, comp, players=players, games=games, byes=byes,
+                                keep=bool(rounds_seen))
     # The settings may name the lexicon or language ([Tournament Info] Lexicon=, Language=).
     declared = [info.get(k) for k in ("lexicon", "dictionary", "language", "idioma", "llengua", "diccionari")]
-    return declare(ReadResult.build(
-        source,
-        digest,
-        "swissperfect",
-        f,
-        competitions=frame([comp] if rounds_seen else [], COMPETITIONS_SCHEMA),
-        players=frame(players, PLAYERS_SCHEMA),
-        games=frame(games, GAMES_SCHEMA),
-        byes=frame(byes, BYES_SCHEMA),
-    ), language=language_of(*declared) or UNDECLARED)
+    return declare(result, language=language_of(*declared) or UNDECLARED)
 
 
 def _finding(

@@ -38,8 +38,7 @@ from datetime import date
 from formats._common import Findings, decode, is_digits, parse_date, split_lines
 from formats.declarations import declare, fide_modality, looks_online
 from formats.identity import NAME_PREFIX, competition_key, player_id
-from formats.result import ReadResult, frame, sha256
-from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
+from formats.result import ReadResult, sha256, single_competition
 
 __all__ = ["from_trf", "looks_like_trf"]
 
@@ -302,11 +301,6 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
             "warn",
             f"{declared_rounds} rounds declared (XXR/142) but the player records hold {n_rounds}",
         )
-    cid = competition_key(title, start, name.rsplit(".", 1)[0])
-    for row in (*games, *byes):
-        row["competition_id"] = cid
-    for row in f.rows:
-        row["competition_id"] = row["competition_id"] or cid
     text = " ".join(v for k, (_, v) in tour.items() if k in ("092", "122", "012")).lower()
     time_control = tour.get("122", (None, ""))[1].strip() or None
     # A word in the title or type wins; else the time control (FIDE: base + 60 x increment);
@@ -314,30 +308,12 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
     modality = ("blitz" if "blitz" in text else "rapid" if "rapid" in text
                 else fide_modality(time_control) or "standard")
     header = [v for k, (_, v) in tour.items() if k in ("012", "022", "032", "092", "102", "112")]
-    comp = {
-        "federation": fed,
-        "competition_id": cid,
-        "name": title,
-        "start_date": start,
-        "end_date": end,
-        "rounds": n_rounds,
-        "modality": modality,
-        "results_public": True,
-        "event_class": None,
-        "source": name,
-        "source_sha256": digest,
-        "rounds_declared": declared_rounds,
-    }
-    return declare(ReadResult.build(
-        name,
-        digest,
-        "trf",
-        f,
-        competitions=frame([comp] if players else [], COMPETITIONS_SCHEMA),
-        players=frame(player_rows, PLAYERS_SCHEMA),
-        games=frame(games, GAMES_SCHEMA),
-        byes=frame(byes, BYES_SCHEMA),
-    ), online=looks_online(*header), time_control=time_control)
+    comp = {"federation": fed, "competition_id": competition_key(title, start, name.rsplit(".", 1)[0]),
+            "name": title, "start_date": start, "end_date": end, "rounds": n_rounds, "modality": modality,
+            "rounds_declared": declared_rounds}
+    result = single_competition("trf", f, name, digest, comp, players=player_rows, games=games, byes=byes,
+                                keep=bool(players))
+    return declare(result, online=looks_online(*header), time_control=time_control)
 
 
 def _date(tour: dict[str, tuple[int, str]], rec: str, f: Findings) -> date | None:
