@@ -112,7 +112,7 @@ def declare(result: ReadResult, **values: object) -> ReadResult:
     """``result`` with the declaration columns (:data:`formats.schema.DECLARATIONS_SCHEMA`) set on
     every competition; a value may be a scalar or a per-competition list."""
     comps = result.competitions
-    cols = []
+    cols: list[pl.Series | pl.Expr] = []
     for name, value in values.items():
         dtype = DECLARATIONS_SCHEMA[name]
         if isinstance(value, list):

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from formats.schema import FINDINGS_SCHEMA
+
+if TYPE_CHECKING:
+    from formats.result import ReadResult
 
 __all__ = [
     "FIELD_RANGES",
@@ -59,6 +62,10 @@ FIELD_RANGES: dict[str, tuple[float, float]] = {
 }
 
 
+def _shown(bound: float) -> float | int:
+    return int(bound) if float(bound).is_integer() else bound
+
+
 def check_value(field: str, value: Any) -> str | None:
     """Why ``value`` is not acceptable for ``field`` (``None``: it is).
 
@@ -80,8 +87,7 @@ def check_value(field: str, value: Any) -> str | None:
         return None
     low, high = bounds
     if not low <= value <= high:
-        shown = lambda b: int(b) if float(b).is_integer() else b
-        return f"{field} must be between {shown(low)} and {shown(high)}, not {value!r}"
+        return f"{field} must be between {_shown(low)} and {_shown(high)}, not {value!r}"
     return None
 
 
@@ -120,7 +126,7 @@ def _frame_findings(
     return rows
 
 
-def enforce(result: Any) -> Any:
+def enforce(result: ReadResult) -> ReadResult:
     """``result`` (a :class:`~formats.result.ReadResult`) with a ``reject`` finding per bad value.
 
     Checks every numeric field of every frame against :data:`FIELD_RANGES`, and the
@@ -143,7 +149,7 @@ def enforce(result: Any) -> Any:
         rows.append(_limit(source, federation, "games", result.games.height, MAX_GAMES))
     if not rows:
         return result
-    ids = result.competitions.get_column("competition_id").drop_nulls().unique() if result.competitions.height else []
+    ids: pl.Series | list[str] = result.competitions.get_column("competition_id").drop_nulls().unique() if result.competitions.height else []
     if len(ids) == 1:
         # A player's bad value rejects the competition of a one-competition file.
         for row in rows:
