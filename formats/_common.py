@@ -13,7 +13,7 @@ from datetime import date
 
 import polars as pl
 
-from formats.schema import FINDINGS_SCHEMA, conform, empty
+from formats.schema import FINDINGS_SCHEMA, empty, plain_frame
 
 __all__ = [
     "KNOWN_FEDERATIONS",
@@ -112,7 +112,11 @@ class Findings:
         """The findings as a ``FINDINGS_SCHEMA`` frame."""
         if not self.rows:
             return empty(FINDINGS_SCHEMA)
-        return conform(pl.DataFrame(self.rows, schema=FINDINGS_SCHEMA), FINDINGS_SCHEMA)
+        built = plain_frame(self.rows, FINDINGS_SCHEMA)
+        if built is not None:
+            return built
+        return pl.DataFrame([pl.Series(n, [r.get(n) for r in self.rows], dtype=dtype, strict=False)
+                             for n, dtype in FINDINGS_SCHEMA.items()])
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from formats.schema import (
     RATINGS_SCHEMA,
     conform,
     empty,
+    plain_frame,
 )
 
 __all__ = ["FieldValueError", "ReadResult", "frame", "sha256", "single_competition"]
@@ -55,13 +56,17 @@ def frame(rows: Sequence[Mapping[str, Any]], schema: dict[str, pl.DataType]) -> 
     """
     if not rows:
         return empty(schema)
-    names = list(schema)
-    data = {n: [r.get(n) for r in rows] for n in names}
     try:
-        built = pl.DataFrame(data, schema=schema, strict=True)
+        built = plain_frame(rows, schema)
+        if built is not None:
+            return built
+    except pl.exceptions.PolarsError:
+        pass  # a value out of its column's range: named below
+    data = {n: [r.get(n) for r in rows] for n in schema}
+    try:
+        return pl.DataFrame([pl.Series(n, data[n], dtype=dtype, strict=True) for n, dtype in schema.items()])
     except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
         raise _unfit(data, schema) from None
-    return conform(built, schema)
 
 
 def _unfit(data: dict[str, list[Any]], schema: dict[str, pl.DataType]) -> FieldValueError:

@@ -459,10 +459,12 @@ def _read_noting_the_path(
         return result
 
     interchange._results_fast = noting
+    threshold, interchange.FAST_PATH_MIN_ROWS = interchange.FAST_PATH_MIN_ROWS, 0  # every size takes it
     try:
         read = formats.read_bytes(data, name, federation=federation)
     finally:
         interchange._results_fast = saved
+        interchange.FAST_PATH_MIN_ROWS = threshold
     return read, taken == [True]
 
 
@@ -584,6 +586,33 @@ def test_vectorised_path_is_fast() -> None:
     assert elapsed < 10, (
         elapsed
     )  # measured ~1 s on the 2-core CI machine; the row reader takes ~12 s
+
+
+def test_small_files_skip_the_vectorised_path_and_large_ones_take_it() -> None:
+    """Issue 11: below FAST_PATH_MIN_ROWS the row reader is faster; above, the vectorised one."""
+    from formats import interchange
+
+    saved = interchange._results_fast
+    calls: list[bool] = []
+
+    def noting(*args: Any, **kwargs: Any) -> formats.ReadResult | None:
+        result = saved(*args, **kwargs)
+        calls.append(result is not None)
+        return result
+
+    small = _file(*GOOD)
+    large = _file(*(f"ajusc,C1,Open,2025-10-04,2025-10-05,{r % 9 + 1},{r}a,{r}b,1,played"
+                    for r in range(interchange.FAST_PATH_MIN_ROWS + 1)))
+    interchange._results_fast = noting
+    try:
+        read_small = formats.read_bytes(small, "s.results.csv")
+        assert calls == []
+        read_large = formats.read_bytes(large, "l.results.csv")
+        assert calls == [True]
+    finally:
+        interchange._results_fast = saved
+    _same(read_small, _row_reader(small, "s.results.csv"))
+    assert read_large.games.height == interchange.FAST_PATH_MIN_ROWS + 1
 
 
 def test_ratings_edition_column_is_carried_as_the_list_edition() -> None:

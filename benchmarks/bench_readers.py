@@ -1,0 +1,97 @@
+"""Benchmark: how long each reader takes per small file (issue 11: a migration brings thousands).
+
+Reads every results file of ``../shared/data`` (real files, as the inbox groups them) and
+a set of generated small interchange files, each ``--repeat`` times after one warm-up
+read, and prints the median milliseconds per file for each format.
+
+    python benchmarks/bench_readers.py                 # real files + 200 generated ones
+    python benchmarks/bench_readers.py --generated 2000 --repeat 5
+
+Not a test: figures go in the README, never in assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import formats
+from formats.api import detect
+
+DATA = Path(os.environ.get("RATINGS_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+def real_units(data: Path) -> list[Path | list[Path]]:
+    """The results files (and Swiss Perfect sets) of the shared data, skipping notes and web pages."""
+    paths = sorted(p for p in data.rglob("*") if p.is_file() and p.suffix.lower() not in (".md", ".tsv", ".html"))
+    return formats.group_inbox(paths)
+
+
+def generated(folder: Path, n: int, *, seed: int = 11) -> list[Path]:
+    """``n`` small interchange results files: 8-24 players, 3-7 rounds each."""
+    rng = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for i in range(n):
+        players = rng.randint(8, 24)
+        lines = ["federation,competition_id,start_date,round,player_a,player_b,score_a"]
+        for r in range(1, rng.randint(3, 7) + 1):
+            ids = list(range(1, players + 1))
+            rng.shuffle(ids)
+            for a, b in zip(ids[::2], ids[1::2], strict=False):
+                lines.append(f"ajusc,GEN-{i},2025-{1 + i % 12:02d}-{1 + i % 28:02d},{r},{a},{b},"
+                             f"{rng.choice(('1', '0', '0.5'))}")
+        p = folder / f"GEN-{i}.results.csv"
+        p.write_text("\n".join(lines) + "\n")
+        out.append(p)
+    return out
+
+
+def time_units(units: list[Path | list[Path]], repeat: int) -> dict[str, list[float]]:
+    """Median seconds of each unit, by detected format."""
+    by_format: dict[str, list[float]] = defaultdict(list)
+    for unit in units:
+        formats.read(unit)  # warm-up: imports, first-call caches
+        runs = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            result = formats.read(unit)
+            runs.append(time.perf_counter() - t)
+        first = unit[0] if isinstance(unit, list) else unit
+        fmt = result.format or detect(first.read_bytes(), first.name) or "unknown"
+        by_format[fmt].append(statistics.median(runs))
+    return by_format
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--generated", type=int, default=200, help="generated small interchange files")
+    parser.add_argument("--repeat", type=int, default=3, help="timed reads of each file")
+    parser.add_argument("--tmp", type=Path, default=Path("/tmp/bench_readers"))
+    args = parser.parse_args(argv)
+    units: list[Path | list[Path]] = real_units(DATA) if DATA.is_dir() else []
+    rows = time_units(units, args.repeat)
+    gen = time_units(list(generated(args.tmp, args.generated)), args.repeat) if args.generated else {}
+    print("| source | format | files | median ms/file | max ms/file | total s |")
+    print("|---|---|---:|---:|---:|---:|")
+    for label, table in (("shared/data", rows), ("generated", gen)):
+        for fmt in sorted(table):
+            t = table[fmt]
+            print(f"| {label} | {fmt} | {len(t)} | {1000 * statistics.median(t):.2f} | {1000 * max(t):.2f} | "
+                  f"{sum(t):.2f} |")
+    gx = "great_expectations" in sys.modules
+    print(f"great_expectations imported: {gx}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
