@@ -13,6 +13,7 @@ Not a test: figures go in the README, never in assertions.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import random
 import statistics
@@ -56,6 +57,18 @@ def generated(folder: Path, n: int, *, seed: int = 11) -> list[Path]:
     return out
 
 
+def samples(folder: Path) -> list[Path]:
+    """One small file of every reader: the reliability tests' samples (``tests/reliability/inbox.py``)."""
+    inbox = importlib.import_module("tests.reliability.inbox")  # the tests' own samples, not type-checked here
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for file_name, data in inbox.good_files().values():
+        p = folder / file_name
+        p.write_bytes(data)
+        out.append(p)
+    return out
+
+
 def time_units(units: list[Path | list[Path]], repeat: int) -> dict[str, list[float]]:
     """Median seconds of each unit, by detected format."""
     by_format: dict[str, list[float]] = defaultdict(list)
@@ -81,9 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     units: list[Path | list[Path]] = real_units(DATA) if DATA.is_dir() else []
     rows = time_units(units, args.repeat)
     gen = time_units(list(generated(args.tmp, args.generated)), args.repeat) if args.generated else {}
+    small = time_units(list(samples(args.tmp / "samples")), args.repeat)
     print("| source | format | files | median ms/file | max ms/file | total s |")
     print("|---|---|---:|---:|---:|---:|")
-    for label, table in (("shared/data", rows), ("generated", gen)):
+    for label, table in (("shared/data", rows), ("small sample", small), ("generated", gen)):
         for fmt in sorted(table):
             t = table[fmt]
             print(f"| {label} | {fmt} | {len(t)} | {1000 * statistics.median(t):.2f} | {1000 * max(t):.2f} | "

@@ -112,6 +112,15 @@ def declare(result: ReadResult, **values: object) -> ReadResult:
     """``result`` with the declaration columns (:data:`formats.schema.DECLARATIONS_SCHEMA`) set on
     every competition; a value may be a scalar or a per-competition list."""
     comps = result.competitions
+    full = {**COMPETITIONS_SCHEMA, **DECLARATIONS_SCHEMA}
+    if comps.columns == list(COMPETITIONS_SCHEMA):
+        # Fresh from a reader: the columns are added as series, without a query (issue 11).
+        added = [
+            pl.Series(name, value if isinstance(value, list) else [value] * comps.height, dtype=dtype)
+            for name, dtype in DECLARATIONS_SCHEMA.items()
+            for value in [values.get(name)]
+        ]
+        return replace(result, competitions=conform(comps.hstack(added), full))
     cols: list[pl.Series | pl.Expr] = []
     for name, value in values.items():
         dtype = DECLARATIONS_SCHEMA[name]
@@ -120,4 +129,4 @@ def declare(result: ReadResult, **values: object) -> ReadResult:
         else:
             cols.append(pl.lit(value, dtype).alias(name))
     comps = comps.with_columns(cols) if comps.height else comps
-    return replace(result, competitions=conform(comps, {**COMPETITIONS_SCHEMA, **DECLARATIONS_SCHEMA}))
+    return replace(result, competitions=conform(comps, full))

@@ -119,8 +119,9 @@ def _frame_findings(
     frame: pl.DataFrame, what: str, source: str, federation: str | None,
 ) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
+    columns = set(frame.columns)
     for field in FIELD_RANGES:
-        if field not in frame.columns or not frame.get_column(field).dtype.is_numeric():
+        if field not in columns or not frame.get_column(field).dtype.is_numeric():
             continue
         if not _may_be_out_of_range(frame.get_column(field), field):
             continue
