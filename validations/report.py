@@ -731,8 +731,25 @@ def file_outcomes(
     """
     found = _conform(findings, FINDINGS_SCHEMA)
     rules_for_status = {"rejected": "reject", "held": "hold", "accepted_with_exclusions": "exclude"}
-    comps = competitions.select(
-        [c for c in ("federation", "competition_id", "source") if c in competitions.columns])
+    # One group_by each instead of a filter per file and competition: a migration night
+    # brings thousands of files (issue 11).
+    by_competition: dict[tuple[object, object], list[str]] = {
+        (cid, severity): rules
+        for cid, severity, rules in found.filter(pl.col("competition_id").is_not_null())
+        .group_by("competition_id", "severity").agg(pl.col("rule").unique().sort()).iter_rows()
+    }
+    by_file: dict[object, list[str]] = dict(
+        found.filter(pl.col("competition_id").is_null() & (pl.col("severity") == "reject"))
+        .group_by("source").agg(pl.col("rule").unique().sort()).iter_rows()
+    )
+    comps_of: dict[str, list[tuple[object, object]]] = {}
+    if "source" in competitions.columns:
+        for source_, fed_, cid_ in competitions.select(
+            "source",
+            pl.col("federation") if "federation" in competitions.columns else pl.lit(None).alias("federation"),
+            pl.col("competition_id") if "competition_id" in competitions.columns else pl.lit(None).alias("c"),
+        ).iter_rows():
+            comps_of.setdefault(str(source_), []).append((fed_, cid_))
     out: dict[str, str] = {}
     for row in files.select(
         pl.col("source"),
@@ -740,27 +757,23 @@ def file_outcomes(
         pl.col("format") if "format" in files.columns else pl.lit(None).alias("format"),
     ).unique("source", maintain_order=True).to_dicts():
         source, fed = str(row["source"]), row["federation"]
-        mine = comps.filter(pl.col("source") == source)
-        if mine.height:
+        mine = comps_of.get(source, [])
+        if mine:
             parts: dict[str, set[str]] = {}
-            for r in mine.to_dicts():
-                status = statuses.get(str(r.get("federation") or fed), {}).get(str(r["competition_id"]), "pending")
-                rules = found.filter(
-                    (pl.col("competition_id") == r["competition_id"])
-                    & (pl.col("severity") == rules_for_status.get(status, "-"))
-                ).get_column("rule").unique().sort().to_list()
+            for comp_fed, cid in mine:
+                status = statuses.get(str(comp_fed or fed), {}).get(str(cid), "pending")
+                rules = by_competition.get((cid, rules_for_status.get(status, "-")), [])
                 parts.setdefault(status, set()).update(rules)
             texts = [f"{status} ({', '.join(sorted(rules))})" if rules else status for status, rules in parts.items()]
             out[source] = "; ".join(sorted(texts))
             continue
-        status = next((s.get(source) for s in statuses.values() if source in s), None)
-        if status is None:
+        file_status = next((s.get(source) for s in statuses.values() if source in s), None)
+        if file_status is None:
             # Read, holding no competition and no finding against it: a players or alias table.
             out[source] = f"loaded: {_KIND_OF_FORMAT.get(str(row.get('format')), 'read, nothing to rate')}"
             continue
-        rules = found.filter((pl.col("source") == source) & pl.col("competition_id").is_null()
-                             & (pl.col("severity") == "reject")).get_column("rule").unique().sort().to_list()
-        out[source] = f"unreadable: {status}" + (f" ({', '.join(rules)})" if rules else "")
+        rules = by_file.get(source, [])
+        out[source] = f"unreadable: {file_status}" + (f" ({', '.join(rules)})" if rules else "")
     for name in skipped:
         out.setdefault(name, "already loaded: identical re-send, nothing to do")
     for name in ignored:
