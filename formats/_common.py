@@ -7,6 +7,7 @@ line and the field, collected with :class:`Findings`.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -243,10 +244,13 @@ _MONTHS = {
         start=1,
     )
 }
+_SPACED_DOTS = re.compile(r"\d{1,4}\.\s*\d{1,2}\.\s*\d{1,4}")
+_SPACES = re.compile(r"\s+")
 _MDY_NAMED = re.compile(r"^([a-z]{3})[a-z]*\.? (\d{1,2}),? (\d{4})$")
 _DMY_NAMED = re.compile(r"^(\d{1,2}) ([a-z]{3})[a-z]*\.?,? (\d{4})$")
 
 
+@functools.lru_cache(maxsize=4096)  # a file repeats its dates on every row (issue 11)
 def parse_date(value: str, *, two_digit: str = "ymd") -> date | None:
     """Parse a date in any style the real files use; None when it is not one.
 
@@ -267,9 +271,9 @@ def parse_date(value: str, *, two_digit: str = "ymd") -> date | None:
     """
     s = value.strip()
     # "28. 07. 2005" (German style with spaces after the dots)
-    if re.fullmatch(r"\d{1,4}\.\s*\d{1,2}\.\s*\d{1,4}", s):
-        s = re.sub(r"\s+", "", s)
-    low = re.sub(r"\s+", " ", s.lower())
+    if _SPACED_DOTS.fullmatch(s):
+        s = _SPACES.sub("", s)
+    low = _SPACES.sub(" ", s.lower())
     try:
         if (m := _MDY_NAMED.match(low)) and m[1] in _MONTHS:
             return date(int(m[3]), _MONTHS[m[1]], int(m[2]))

@@ -39,6 +39,10 @@ _SIGNED = re.compile(r"^\d+[+\-=?]")
 _OPPOSITE = {"+": "-", "-": "+", "=": "=", "?": "?"}
 
 
+_COUNTRY = re.compile(r"[A-Za-z]{2}")
+_NUMBER = re.compile(r"-?\d+(\.\d+)?")
+
+
 def looks_like_egd(head: str) -> bool:
     """Whether a text looks like an EGD results file (``;`` header lines with tags).
 
@@ -132,12 +136,12 @@ def from_egd(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
             continue
         full = " ".join(tokens[1:g])
         rest = tokens[g + 1 :]
-        country = rest[0] if rest and re.fullmatch(r"[A-Za-z]{2}", rest[0]) else None
+        country = rest[0] if rest and _COUNTRY.fullmatch(rest[0]) else None
         club = rest[1] if country and len(rest) > 1 and not _SIGNED.match(rest[1]) else None
         res_tokens = [
             t
             for t in rest[(1 if country else 0) + (1 if club else 0) :]
-            if _SIGNED.match(t) or not re.fullmatch(r"-?\d+(\.\d+)?", t)
+            if _SIGNED.match(t) or not _NUMBER.fullmatch(t)
         ]
         results: list[tuple[int, str, str | None, int, bool] | None] = []
         for i, tok in enumerate(res_tokens, start=1):

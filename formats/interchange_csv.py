@@ -200,6 +200,9 @@ def _records(
         yield line, {h: v.strip() for h, v in zip(header, row, strict=True)}
 
 
+_WHOLE = re.compile(r"-?\d+\.0+")
+
+
 def _int(
     rec: dict[str, str], col: str, line: int, f: Findings, *, severity: str = "reject"
 ) -> int | None:
@@ -208,7 +211,7 @@ def _int(
         return None
     try:
         # "12.0" is 12; never through float, which rounds 99999999999999999999.
-        return int(v.split(".")[0]) if re.fullmatch(r"-?\d+\.0+", v) else int(v)
+        return int(v.split(".")[0]) if _WHOLE.fullmatch(v) else int(v)
     except ValueError:
         f.add(
             f"format.csv.bad_{col}",

@@ -36,6 +36,8 @@ from formats.schema import (
     PLAYERS_SCHEMA,
 )
 
+_HANDICAP = re.compile(r"-?[0-9]{1,2}")
+
 
 def _results_fast(
     name: str,
@@ -356,7 +358,7 @@ def _results(
         status = status or "played"
         handicap: int | None = None
         if rec.get("handicap"):
-            if re.fullmatch(r"-?[0-9]{1,2}", rec["handicap"]):
+            if _HANDICAP.fullmatch(rec["handicap"]):
                 handicap = int(rec["handicap"])
             else:
                 err(

@@ -55,6 +55,10 @@ _RESULTS: dict[str, tuple[float | None, str]] = {
 }
 
 
+_HANDICAP = re.compile(r"-?[0-9]{1,2}")
+_BLANKS = re.compile(r"[\s_]+")
+
+
 def looks_like_opengotha(head: str) -> bool:
     """Whether the start of a text is an OpenGotha tournament.
 
@@ -72,7 +76,7 @@ def _key(s: str) -> str:
     # OpenGotha upper-cases with Java's rules ("Taşkın" -> "TAŞKIN"): compare without accents and
     # with the dotless i folded, so that both spellings meet.
     plain = "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c))
-    return re.sub(r"[\s_]+", "", plain).replace("ı", "i").casefold()
+    return _BLANKS.sub("", plain).replace("ı", "i").casefold()
 
 
 class _Handler(ContentHandler):
@@ -372,7 +376,7 @@ def _game(
         )
         bad = True
     hcp_txt = a.get("handicap", "0").strip() or "0"
-    if not re.fullmatch(r"-?[0-9]{1,2}", hcp_txt):
+    if not _HANDICAP.fullmatch(hcp_txt):
         f.add(
             "format.opengotha.bad_handicap",
             "reject",

@@ -74,6 +74,9 @@ _COMPLEMENT = {"1": "0", "0": "1", "=": "=", "+": "-", "-": "+", "W": "L", "L": 
 _RULER = re.compile(r"^(DDD|\d{10,})")
 
 
+_YEAR = re.compile(r"(\d{4})")
+
+
 def looks_like_trf(head: str) -> bool:
     """Whether text starts like a TRF file (``012`` or ``001`` records near the top).
 
@@ -237,7 +240,7 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
         ids_seen[p.pid] = n
         players[p.rank] = p
         rating_txt = _slice(line, 49, 52).strip()
-        birth = re.search(r"(\d{4})", _slice(line, 70, 79))
+        birth = _YEAR.search(_slice(line, 70, 79))
         player_rows.append(
             {
                 "federation": fed,

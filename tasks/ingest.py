@@ -93,14 +93,24 @@ def _federation_of(result: formats.ReadResult, default: str | None) -> str | Non
     """The federation the file's rows (or its format) declare; ``default`` when they declare none."""
     for frame in (result.competitions, result.players, result.findings, result.games):
         if frame.height and "federation" in frame.columns:
-            values = frame.get_column("federation").drop_nulls()
-            if values.len():
-                return str(values[0])
+            values = frame.get_column("federation")
+            nulls = values.null_count()
+            if nulls < values.len():   # the first non-null, without a query per file (issue 11)
+                return str(values[0] if nulls == 0 else values.drop_nulls()[0])
     return default
 
 
 #: Rule id of the finding that records a version replaced by a later one of the same night.
 SUPERSEDED_SAME_NIGHT = "ingest.superseded_same_night"
+
+
+def _competition_keys(result: formats.ReadResult) -> list[tuple[str | None, str]]:
+    """(federation, competition_id) of each competition of a file (read off the columns: no query)."""
+    comps = result.competitions
+    if not comps.height:
+        return []
+    return list(zip(comps.get_column("federation").to_list(), comps.get_column("competition_id").to_list(),
+                    strict=True))
 
 
 def keep_latest_versions(results: list[formats.ReadResult], sent: dict[str, float]) -> list[formats.ReadResult]:
@@ -126,7 +136,7 @@ def keep_latest_versions(results: list[formats.ReadResult], sent: dict[str, floa
     """
     latest: dict[tuple[str | None, str], formats.ReadResult] = {}
     for result in results:
-        for fed, cid in result.competitions.select("federation", "competition_id").iter_rows():
+        for fed, cid in _competition_keys(result):
             key = (fed, cid)
             held = latest.get(key)
             if held is None or (sent.get(result.source, 0.0), result.source) > (
@@ -135,7 +145,7 @@ def keep_latest_versions(results: list[formats.ReadResult], sent: dict[str, floa
                 latest[key] = result
     replaced: dict[str, list[tuple[str | None, str, str]]] = {}   # losing source -> (fed, id, winner)
     for result in results:
-        for fed, cid in result.competitions.select("federation", "competition_id").iter_rows():
+        for fed, cid in _competition_keys(result):
             winner = latest[(fed, cid)]
             if winner is not result and winner.source_sha256 != result.source_sha256:
                 replaced.setdefault(result.source, []).append((fed, cid, winner.source))
@@ -145,11 +155,11 @@ def keep_latest_versions(results: list[formats.ReadResult], sent: dict[str, floa
     out: list[formats.ReadResult] = []
     for result in results:
         lost = replaced.get(result.source, [])
-        for fed, cid, winner in lost:
-            notes.setdefault(winner, []).append({
+        for fed, cid, winning_source in lost:
+            notes.setdefault(winning_source, []).append({
                 "federation": fed, "competition_id": cid, "rule": SUPERSEDED_SAME_NIGHT,
                 "severity": "warn",
-                "message": (f"{result.source} was replaced by {winner}, a later version of competition "
+                "message": (f"{result.source} was replaced by {winning_source}, a later version of competition "
                             f"{cid!r} sent the same night (the file that reached the inbox last is "
                             "rated); nothing to fix unless the earlier file was the right one"),
                 "source": result.source, "line": None, "field": None,
@@ -219,7 +229,7 @@ def _file_findings_on_competitions(result: formats.ReadResult) -> formats.ReadRe
     each of them: the file then has one outcome, its competitions', never a second
     contradicting "unreadable" one."""
     findings = result.findings
-    if not result.competitions.height or not findings.height:
+    if not result.competitions.height or not findings.height or not findings.get_column("competition_id").null_count():
         return result
     loose = findings.filter(pl.col("competition_id").is_null())
     if not loose.height:
