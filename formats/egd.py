@@ -28,7 +28,7 @@ from typing import Any
 
 from formats._common import Findings, decode, is_digits, parse_date, split_lines
 from formats.identity import competition_key, player_id
-from formats.result import ReadResult, sha256, single_competition
+from formats.result import ReadResult, bye_row, sha256, single_competition
 
 __all__ = ["from_egd", "looks_like_egd"]
 
@@ -249,15 +249,7 @@ def _pair(
             opp, sign, colour, hcp, by_default = res
             if opp == 0:
                 kind = {"+": "full", "-": "absent", "=": "half", "?": "absent"}[sign]
-                byes.append(
-                    {
-                        "federation": fed,
-                        "round": r,
-                        "player_id": p.pid,
-                        "kind": kind,
-                        "source_line": p.line,
-                    }
-                )
+                byes.append(bye_row(fed, r, p.pid, kind, p.line))
                 continue
             q = entries.get(opp)
             where = f"round {r}"

@@ -44,6 +44,18 @@ def _alias_target_problem(federation: str, target: str) -> str | None:
     return None
 
 
+def _float(rec: dict[str, str], col: str, line: int, f: Findings, *, rule: str | None = None) -> float | None:
+    """The number in ``col`` (None when empty); a reject finding when it is not one."""
+    v = rec.get(col, "")
+    if not v:
+        return None
+    try:
+        return float(v)
+    except ValueError:
+        f.add(rule or f"format.csv.bad_{col}", "reject", f"{col} {v!r} is not a number", line=line, field=col)
+        return None
+
+
 def _list_row_federation(rec: dict[str, str], line: int, f: Findings, federation: str | None) -> str | None:
     """The federation of a players or ratings row with a player id; None (and a finding) when it has none."""
     fed = _federation(rec["federation"], federation)
@@ -79,18 +91,7 @@ def _players(
         fed = _list_row_federation(rec, line, f, federation)
         if fed is None:
             continue
-        rating: float | None = None
-        if rec.get("declared_rating"):
-            try:
-                rating = float(rec["declared_rating"])
-            except ValueError:
-                f.add(
-                    "format.csv.bad_rating",
-                    "reject",
-                    f"declared_rating {rec['declared_rating']!r} is not a number",
-                    line=line,
-                    field="declared_rating",
-                )
+        rating = _float(rec, "declared_rating", line, f, rule="format.csv.bad_rating")
         birth_year = _int(rec, "birth_year", line, f)
         if _out_of_range(f, line, declared_rating=rating, birth_year=birth_year):
             continue
@@ -177,18 +178,7 @@ def _ratings(
                     field="as_of",
                 )
                 continue
-        rated_max: float | None = None
-        if rec.get("rated_max"):
-            try:
-                rated_max = float(rec["rated_max"])
-            except ValueError:
-                f.add(
-                    "format.csv.bad_rated_max",
-                    "reject",
-                    f"rated_max {rec['rated_max']!r} is not a number",
-                    line=line,
-                    field="rated_max",
-                )
+        rated_max = _float(rec, "rated_max", line, f)
         games = _int(rec, "games", line, f)
         k = _int(rec, "k", line, f)
         if _out_of_range(f, line, rating=rating, rated_max=rated_max, games=games, k=k, edition=edition):

@@ -36,7 +36,7 @@ from defusedxml import DefusedXmlException
 
 from formats._common import Findings, decode, is_digits, parse_date
 from formats.identity import competition_key, player_id
-from formats.result import ReadResult, sha256, single_competition
+from formats.result import ReadResult, bye_row, sha256, single_competition
 
 __all__ = ["from_opengotha", "looks_like_opengotha"]
 
@@ -266,15 +266,7 @@ def from_opengotha(data: bytes, name: str, *, federation: str | None = None) -> 
                     field="player",
                 )
             elif rnd is not None:
-                byes.append(
-                    {
-                        "federation": fed,
-                        "round": rnd,
-                        "player_id": who,
-                        "kind": "pairing",
-                        "source_line": line,
-                    }
-                )
+                byes.append(bye_row(fed, rnd, who, "pairing", line))
     title = params.get("name", "").strip() or None
     start = _date(params, "beginDate", params_line, f)
     end = _date(params, "endDate", params_line, f) or start

@@ -18,7 +18,7 @@ from typing import Any
 
 from formats._common import Findings, decode, parse_date
 from formats.identity import competition_key, player_id
-from formats.result import ReadResult, sha256, single_competition
+from formats.result import ReadResult, bye_row, sha256, single_competition
 
 __all__ = ["from_pairgoth", "looks_like_pairgoth", "rank_name"]
 
@@ -150,15 +150,7 @@ def from_pairgoth(data: bytes, name: str, *, federation: str | None = None) -> R
             if w == 0 or b == 0:
                 who = ids.get(b if w == 0 else w)  # type: ignore[arg-type]
                 if who is not None:
-                    byes.append(
-                        {
-                            "federation": fed,
-                            "round": rnd,
-                            "player_id": who,
-                            "kind": "full",
-                            "source_line": line,
-                        }
-                    )
+                    byes.append(bye_row(fed, rnd, who, "full", line))
                 continue
             if w not in ids or b not in ids:
                 f.add(
@@ -171,15 +163,7 @@ def from_pairgoth(data: bytes, name: str, *, federation: str | None = None) -> R
                 continue
             if res.upper() == "X":
                 for who in (ids[w], ids[b]):
-                    byes.append(
-                        {
-                            "federation": fed,
-                            "round": rnd,
-                            "player_id": who,
-                            "kind": "absent",
-                            "source_line": line,
-                        }
-                    )
+                    byes.append(bye_row(fed, rnd, who, "absent", line))
                 continue
             if res not in _RESULTS:
                 f.add(

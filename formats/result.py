@@ -22,7 +22,7 @@ from formats.schema import (
     plain_frame,
 )
 
-__all__ = ["FieldValueError", "ReadResult", "frame", "sha256", "single_competition"]
+__all__ = ["FieldValueError", "ReadResult", "bye_row", "frame", "sha256", "single_competition"]
 
 
 def sha256(data: bytes) -> str:
@@ -224,6 +224,20 @@ class ReadResult:
         f = Findings(source, federation)
         f.add(rule, "reject", message, line=line, field=field)
         return cls.build(source, sha256(data), fmt, f)
+
+
+def bye_row(
+    federation: str | None, rnd: int, player_id: str, kind: str, line: int | None, *, competition_id: str | None = None
+) -> dict[str, Any]:
+    """One ``BYES_SCHEMA`` row (the readers stamp the competition later when the file has one).
+
+    Examples
+    --------
+    >>> bye_row("egf", 2, "7", "full", 14)
+    {'federation': 'egf', 'competition_id': None, 'round': 2, 'player_id': '7', 'kind': 'full', 'source_line': 14}
+    """
+    return {"federation": federation, "competition_id": competition_id, "round": rnd, "player_id": player_id,
+            "kind": kind, "source_line": line}
 
 
 def single_competition(

@@ -33,7 +33,7 @@ from typing import Any
 from formats._common import Findings, decode, is_digits, parse_date, split_lines
 from formats.declarations import UNDECLARED, declare, language_of
 from formats.identity import competition_key, player_id
-from formats.result import ReadResult, sha256, single_competition
+from formats.result import ReadResult, bye_row, sha256, single_competition
 
 __all__ = ["RND_HEADER", "STG_HEADER", "from_swissperfect", "from_swissperfect_set", "stem_of"]
 
@@ -440,15 +440,7 @@ def _rnd(
             continue
         if b_txt in ("", "0"):
             kind = "full" if ws == 1 else "half" if ws == 0.5 else "zero"
-            byes.append(
-                {
-                    "federation": fed,
-                    "round": rnd,
-                    "player_id": pid(int(w_txt)),
-                    "kind": kind,
-                    "source_line": n,
-                }
-            )
+            byes.append(bye_row(fed, rnd, pid(int(w_txt)), kind, n))
             continue
         if bs is None:
             add(

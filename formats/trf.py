@@ -38,7 +38,7 @@ from datetime import date
 from formats._common import Findings, decode, is_digits, parse_date, split_lines
 from formats.declarations import declare, fide_modality, looks_online
 from formats.identity import NAME_PREFIX, competition_key, player_id
-from formats.result import ReadResult, sha256, single_competition
+from formats.result import ReadResult, bye_row, sha256, single_competition
 
 __all__ = ["from_trf", "looks_like_trf"]
 
@@ -445,15 +445,7 @@ def _pair(
                 continue
             if e.opponent is None:
                 kind = "absent" if e.code == "-" else "full" if e.code == "+" else _BYES[e.code]
-                byes.append(
-                    {
-                        "federation": fed,
-                        "round": r,
-                        "player_id": p.pid,
-                        "kind": kind,
-                        "source_line": p.line,
-                    }
-                )
+                byes.append(bye_row(fed, r, p.pid, kind, p.line))
                 continue
             q = players.get(e.opponent)
             if q is None:
@@ -501,15 +493,7 @@ def _pair(
                 continue
             if double_forfeit:
                 for who in (p, q):
-                    byes.append(
-                        {
-                            "federation": fed,
-                            "round": r,
-                            "player_id": who.pid,
-                            "kind": "absent",
-                            "source_line": who.line,
-                        }
-                    )
+                    byes.append(bye_row(fed, r, who.pid, "absent", who.line))
                 continue
             score = {**_PLAYED, **_FORFEIT, **_UNRATED}[e.code]
             games.append(

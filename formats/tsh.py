@@ -36,7 +36,7 @@ from typing import Any
 from formats._common import Findings, decode, parse_date, split_lines
 from formats.declarations import UNDECLARED, declare, language_of
 from formats.identity import competition_key, player_id
-from formats.result import ReadResult, frame, sha256
+from formats.result import ReadResult, bye_row, frame, sha256
 from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
 
 __all__ = ["from_tsh", "from_tsh_newt", "looks_like_tsh", "looks_like_tsh_newt"]
@@ -268,16 +268,7 @@ def _pair(
             if opp == 0:
                 if mine is not None:
                     kind = "full" if mine > 0 else "zero" if mine < 0 else "half"
-                    byes.append(
-                        {
-                            "federation": fed,
-                            "competition_id": cid,
-                            "round": r,
-                            "player_id": p.pid,
-                            "kind": kind,
-                            "source_line": p.line,
-                        }
-                    )
+                    byes.append(bye_row(fed, r, p.pid, kind, p.line, competition_id=cid))
                 continue
             q = by_n.get(opp)
             if q is None or not q.name:
