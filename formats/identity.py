@@ -16,6 +16,7 @@ Rules, in order:
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from datetime import date
@@ -40,6 +41,7 @@ NAME_PREFIX = "name:"
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 
 
+@functools.lru_cache(maxsize=65_536)  # the same players come back in file after file (issue 11)
 def name_key(name: str) -> str:
     """The normalised key of a person's name.
 
@@ -74,9 +76,8 @@ def player_id(federation_id: str | None, name: str | None) -> str | None:
     fid = (federation_id or "").strip()
     if fid and fid.strip("0"):
         return fid.lstrip("0") if is_digits(fid) else fid
-    if name and name_key(name):
-        return NAME_PREFIX + name_key(name)
-    return None
+    key = name_key(name) if name else ""
+    return NAME_PREFIX + key if key else None
 
 
 def alias_map(aliases: pl.DataFrame, federation: str) -> dict[str, str]:
