@@ -21,6 +21,7 @@ from prefect.cache_policies import NO_CACHE
 import formats
 import warehouse
 from formats._common import KNOWN_FEDERATIONS, decode
+from formats.identity import alias_map
 from formats.schema import (
     ALIASES_SCHEMA,
     BYES_SCHEMA,
@@ -183,6 +184,32 @@ def keep_latest_versions(results: list[formats.ReadResult], sent: dict[str, floa
     ]
 
 
+def _alias_keys(aliases: pl.DataFrame) -> set[str]:
+    """Every id an alias table rewrites, in any federation (the keys ``with_aliases`` looks up)."""
+    feds = aliases.get_column("federation").drop_nulls().unique().to_list()
+    return {key for fed in feds for key in alias_map(aliases, str(fed))}
+
+
+def _touched_by(result: formats.ReadResult, keys: set[str]) -> bool:
+    """Whether ``result.with_aliases`` can change anything: an id of the file is an alias, or
+    two player rows share an id (it merges them). Reading the columns costs no query, so a
+    night of thousands of files with an alias table rewrites only the files it concerns."""
+    ids: set[object] = set()
+    for frame, columns in ((result.players, ("player_id",)), (result.games, ("player_a", "player_b")),
+                           (result.byes, ("player_id",)), (result.ratings, ("player_id",))):
+        for column in columns:
+            if frame.height and column in frame.columns:
+                ids.update(frame.get_column(column).to_list())
+    if not ids.isdisjoint(keys):
+        return True
+    players = result.players
+    if not players.height:
+        return False
+    pairs = set(zip(players.get_column("federation").to_list(), players.get_column("player_id").to_list(),
+                    strict=True))
+    return len(pairs) != players.height
+
+
 def _merge_players(players: pl.DataFrame) -> pl.DataFrame:
     """One row per player: the last non-null value of each column over the night's files.
 
@@ -288,7 +315,9 @@ def read_inbox(
     # rating officer) becomes one player in every file of the night.
     aliases = concat([r.aliases for results in reads.values() for r in results], ALIASES_SCHEMA)
     if aliases.height:
-        reads = {fed: [r.with_aliases(aliases) for r in results] for fed, results in reads.items()}
+        keys = _alias_keys(aliases)
+        reads = {fed: [r.with_aliases(aliases) if _touched_by(r, keys) else r for r in results]
+                 for fed, results in reads.items()}
     for fed, results in reads.items():
         files = pl.DataFrame(
             {
