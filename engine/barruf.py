@@ -13,6 +13,7 @@ zero), so ratings stay integers.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -156,7 +157,7 @@ class BarrufParameters:
         except (TypeError, ValueError) as exc:
             raise InvalidConfigError(f"invalid BARRUF parameter in config {cfg!r}: {exc}") from exc
         if not bands or bands[-1].below != math.inf or any(
-            a.below >= b.below for a, b in zip(bands, bands[1:], strict=False)
+            a.below >= b.below for a, b in itertools.pairwise(bands)
         ):
             raise InvalidConfigError(f"K bands must rise and end with an open band, not {bands}")
         kwargs["k_bands"] = tuple(bands)
@@ -269,7 +270,7 @@ def category_expr(rating: pl.Expr) -> pl.Expr:
     return out
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+@numba.njit(cache=True, nogil=True)
 def _rate_kernel(
     offsets: npt.NDArray[np.int64],
     a_idx: npt.NDArray[np.int64],
@@ -414,14 +415,15 @@ def rate_arrays(
     below, k_new, k_exp = p.band_arrays()
     state = np.ascontiguousarray(rating, dtype=np.float64).copy()
     count = np.ascontiguousarray(games, dtype=np.int64).copy()
-    out = _rate_kernel(
+    out: Any = _rate_kernel(
         np.ascontiguousarray(offsets, dtype=np.int64),
         np.ascontiguousarray(a_idx, dtype=np.int64),
         np.ascontiguousarray(b_idx, dtype=np.int64),
         np.ascontiguousarray(score_a, dtype=np.float64),
         state, count, below, k_new, k_exp, p.games_threshold, p.sigma, p.newcomer_rating, HALF_TOLERANCE,
     )
-    return BarrufResult(*out, rating=state, games=count)
+    ra, rb, ea, ka, kb, ca, cb, aa, ab = out
+    return BarrufResult(ra, rb, ea, ka, kb, ca, cb, aa, ab, rating=state, games=count)
 
 
 def _status_codes(

@@ -190,19 +190,19 @@ def bonus_2021(rating: float) -> float:
     return math.log1p(math.exp((2300.0 - rating) / 80.0)) / 5.0
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+@numba.njit(cache=True, nogil=True)
 def _interp(x: float, xs: Any, ys: Any) -> float:  # pragma: no cover - compiled
     if x <= xs[0]:
-        return ys[0]
+        return float(ys[0])
     n = xs.shape[0]
     if x >= xs[n - 1]:
-        return ys[n - 1]
+        return float(ys[n - 1])
     i = int((x - xs[0]) // (xs[1] - xs[0]))
     t = (x - xs[i]) / (xs[i + 1] - xs[i])
-    return ys[i] + t * (ys[i + 1] - ys[i])
+    return float(ys[i] + t * (ys[i + 1] - ys[i]))
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+@numba.njit(cache=True, nogil=True)
 def _rate_kernel(
     offsets: Any, comp_mode: Any, comp_weight: Any, comp_eps: Any, comp_split: Any, comp_floor: Any,
     a_idx: Any, b_idx: Any, score_a: Any, handicap: Any, rating: Any, games: Any, con_x: Any, con_y: Any,
