@@ -36,7 +36,16 @@ from engine._frames import (
     RATINGS_SCHEMA,
     conform,
 )
-from engine._history import History, explain_and_summarise, player_column, prepare, seed_column
+from engine._history import (
+    History,
+    Lazy,
+    explain_and_summarise,
+    pick,
+    player_column,
+    prepare,
+    seed_column,
+    summarise_sides,
+)
 from engine.fide_kernel import rate_kernel as _rate_kernel
 from engine.fide_periods import day_number as _day
 from engine.fide_periods import months_before as _months_before
@@ -125,6 +134,22 @@ def rate_history(
     >>> ch.select("period", "player_id", "expected", "k", "change", "rating_after").rows()
     [('2025-11', '1', 0.36, 20.0, 12.8, 1813.0), ('2025-11', '2', 0.64, 20.0, -12.8, 1887.0)]
     """
+    changes, explanations, ratings = rate_lazily(
+        competitions, games, start, federation=federation, config=config, players=players
+    )
+    return changes, explanations.get(), ratings
+
+
+def rate_lazily(
+    competitions: pl.DataFrame,
+    games: pl.DataFrame,
+    start: pl.DataFrame,
+    *,
+    federation: str = "fide",
+    config: Mapping[str, Any] | None = None,
+    players: pl.DataFrame | None = None,
+) -> tuple[pl.DataFrame, Lazy, pl.DataFrame]:
+    """:func:`rate_history` with the explanation rows built on first use."""
     h = prepare(competitions, games, start)
     ids = h.player_ids
     comps = h.competitions.with_columns(
@@ -176,15 +201,50 @@ def rate_history(
         rule_table(rs_unique),
     )
     ra, rb, pda, pdb, ka, kb, cnta, cntb, aft_a, aft_b, final, games_out, rmax_out = out
-    changes, explanations = _frames(g, comps, rs_names, federation, len(ids), ra, rb, pda, pdb, ka, kb, cnta, cntb, aft_a, aft_b)
+    arrays = (ra, rb, pda, pdb, ka, kb, cnta, cntb, aft_a, aft_b)
+    changes = _changes(g, comps, comp_offsets, h.player_rank, rs_names, federation, *arrays)
     ratings = _ratings_frame(h, g, comps, start, players, federation, final, games_out, rmax_out, config, periods)
-    return changes, explanations, ratings
+    return changes, Lazy(lambda: _explanations(g, comps, rs_names, federation, len(ids), *arrays)), ratings
 
 
-def _frames(
+def _changes(
+    g: pl.DataFrame, comps: pl.DataFrame, offsets: Any, rank: Any, rs_names: list[str], federation: str,
+    ra: Any, rb: Any, pda: Any, pdb: Any, ka: Any, kb: Any, cnta: Any, cntb: Any, aft_a: Any, aft_b: Any,
+) -> pl.DataFrame:
+    """One row per player, tournament and period, summed in one compiled pass over the games.
+
+    The sums add exactly what the explanation rows hold: null expected and contribution
+    (a game pooled for an initial rating) count as 0.
+    """
+    score_a = g["score_a"].to_numpy().astype(np.float64)
+    score_b = 1.0 - score_a
+    exp_a = np.where(pda >= 0, pda / 100.0, 0.0)
+    exp_b = np.where(pdb >= 0, pdb / 100.0, 0.0)
+    con_a = np.where(cnta == 1, ka.astype(np.float64) * (score_a - exp_a), 0.0)
+    con_b = np.where(cntb == 1, kb.astype(np.float64) * (score_b - exp_b), 0.0)
+    s = summarise_sides(offsets, g, rank, cnta > 0, cntb > 0, [score_a, exp_a, con_a], [score_b, exp_b, con_b])
+    rated = pick(s, cnta, cntb) == 1
+    k = pick(s, ka, kb).astype(np.float64)
+    periods = comps["period_date"].dt.strftime("%Y-%m")
+    changes = pl.DataFrame({
+        "competition_id": g["competition_id"].gather(s.game),
+        "period": periods.gather(s.group),
+        "player_id": pick(s, g["player_a"], g["player_b"]),
+        "rating_before": pl.Series(pick(s, ra, rb), dtype=pl.Float64).fill_nan(None),
+        "games": s.games, "score": s.sums[0],
+        "expected": pl.Series(np.where(rated, s.sums[1], np.nan)).fill_nan(None),
+        "k": pl.Series(np.where(rated, k, np.nan)).fill_nan(None),
+        "change": pl.Series(np.where(rated, s.sums[2], np.nan)).fill_nan(None),
+        "rating_after": pl.Series(pick(s, aft_a, aft_b), dtype=pl.Float64).fill_nan(None),
+        "rule_set": pl.Series(rs_names, dtype=pl.Utf8).gather(s.group),
+    }).with_columns(pl.lit(federation).alias("federation"))
+    return conform(changes, RATING_CHANGES_SCHEMA)
+
+
+def _explanations(
     g: pl.DataFrame, comps: pl.DataFrame, rs_names: list[str], federation: str, n_players: int,
     ra: Any, rb: Any, pda: Any, pdb: Any, ka: Any, kb: Any, cnta: Any, cntb: Any, aft_a: Any, aft_b: Any,
-) -> tuple[pl.DataFrame, pl.DataFrame]:
+) -> pl.DataFrame:
     meta = comps.select(
         "k_idx",
         pl.col("period_date").dt.strftime("%Y-%m").alias("period"),
@@ -216,18 +276,8 @@ def _frames(
         pl.lit(federation).alias("federation"),
         (pl.col("k") * (pl.col("score") - pl.col("expected"))).alias("contribution"),
     )
-    ordered, summary = explain_and_summarise(
-        rows, group="k_idx", n_players=n_players,
-        firsts=["competition_id", "period", "player_id", "rule_set", "rating", "k", "rating_after", "cnt"],
-        sums=["score", "expected", "contribution"],
-    )
-    explanations = conform(ordered, EXPLANATIONS_SCHEMA)
-    changes = summary.rename({"rating": "rating_before", "contribution": "change"}).with_columns(
-        pl.when(pl.col("cnt") == 1).then(pl.col("expected")).otherwise(None).alias("expected"),
-        pl.when(pl.col("cnt") == 1).then(pl.col("change")).otherwise(None).alias("change"),
-        pl.lit(federation).alias("federation"),
-    )
-    return conform(changes, RATING_CHANGES_SCHEMA), explanations
+    ordered, _ = explain_and_summarise(rows, group="k_idx", n_players=n_players, firsts=[], sums=[])
+    return conform(ordered, EXPLANATIONS_SCHEMA)
 
 
 def list_k(
