@@ -43,7 +43,7 @@ from engine._frames import (
     RATING_LIST_SCHEMA,
     RATINGS_SCHEMA,
 )
-from engine._history import Lazy
+from engine._history import Lazy, own_declared_ratings
 from engine.errors import (
     EngineError,
     InvalidConfigError,
@@ -76,6 +76,7 @@ __all__ = [
     "egf_gor",
     "fide_elo",
     "monthly_points",
+    "own_declared_ratings",
     "point_date",
     "publication_of",
     "rate_history",

@@ -144,13 +144,15 @@ def prepare(competitions: pl.DataFrame, games: pl.DataFrame, start: pl.DataFrame
 
 def seed_column(start: pl.DataFrame, player_ids: list[str], column: str, dtype: pl.DataType) -> pl.Series:
     """``start[column]`` aligned on ``player_ids`` (null where not seeded)."""
-    frame = pl.DataFrame({"player_id": player_ids}, schema={"player_id": pl.Utf8})
     if column not in start.columns or "player_id" not in start.columns:
         return pl.Series(column, [None] * len(player_ids), dtype=dtype)
     seed = start.select(pl.col("player_id").cast(pl.Utf8), pl.col(column).cast(dtype, strict=False)).unique(
         subset="player_id", keep="last", maintain_order=True
+    ).filter(pl.col("player_id").is_not_null())
+    # A lookup rather than a join: the same result at a fraction of the cost.
+    return pl.Series(column, player_ids, dtype=pl.Utf8).replace_strict(
+        seed["player_id"], seed[column], default=None, return_dtype=dtype
     )
-    return frame.join(seed, on="player_id", how="left", maintain_order="left")[column]
 
 
 def player_column(players: pl.DataFrame | None, player_ids: list[str], column: str, dtype: pl.DataType) -> pl.Series:
@@ -158,6 +160,32 @@ def player_column(players: pl.DataFrame | None, player_ids: list[str], column: s
     if players is None:
         return pl.Series(column, [None] * len(player_ids), dtype=dtype)
     return seed_column(players, player_ids, column, dtype)
+
+
+def own_declared_ratings(players: pl.DataFrame, federation: str) -> pl.DataFrame:
+    """Keep a file's declared rating only where it comes from this federation's own list.
+
+    DESIGN.md: a newcomer starts from what the file declares when it is the same
+    federation's rating (a TRF rating for FIDE, an OpenGotha rating whose origin is
+    the EGF); a national list's rating (FFG, ...) is ignored and the federation's rule
+    for newcomers applies (EGF: from the declared grade). Unsaid origin: the file's own.
+
+    Examples
+    --------
+    >>> p = pl.DataFrame({"player_id": ["a", "b", "c"], "declared_rating": [2100.0, 1500.0, 900.0],
+    ...                   "declared_rating_origin": ["EGF", "FFG", None]})
+    >>> own_declared_ratings(p, "egf").get_column("declared_rating").to_list()
+    [2100.0, None, 900.0]
+    """
+    if "declared_rating_origin" not in players.columns:
+        return players
+    origin = pl.col("declared_rating_origin").str.to_lowercase()
+    return players.with_columns(
+        pl.when(origin.is_null() | (origin == federation.lower()))
+        .then(pl.col("declared_rating"))
+        .otherwise(None)
+        .alias("declared_rating")
+    )
 
 
 def explain_and_summarise(

@@ -91,15 +91,23 @@ def _lists_of(comps: pl.DataFrame) -> list[str]:
     """The FIDE list of each competition, by its ``modality`` (standard when absent)."""
     if "modality" not in comps.columns:
         return ["standard"] * comps.height
-    return [rulesets.list_of(m) for m in comps["modality"].to_list()]
+    modalities = comps["modality"].to_list()
+    known = {m: rulesets.list_of(m) for m in set(modalities)}  # a handful of values, 10k competitions
+    return [known[m] for m in modalities]
+
+
+def _next_lists(days: pl.Series) -> pl.Series:
+    """:func:`next_list` of each day (computed once per distinct day)."""
+    values = days.to_list()
+    known = {d: next_list(d) for d in set(values)}
+    return pl.Series([known[d] for d in values], dtype=pl.Date)
 
 
 def _rule_sets_of(comps: pl.DataFrame, config: Mapping[str, Any] | None) -> list[str]:
     # A rapid or blitz competition is rated with its own list's rules of its date.
-    return [
-        rulesets.rule_set_for("fide-elo", d, config=config, rating_list=lst).name
-        for d, lst in zip(comps["start_date"].to_list(), _lists_of(comps), strict=True)
-    ]
+    keys = list(zip(comps["start_date"].to_list(), _lists_of(comps), strict=True))
+    known = {k: rulesets.rule_set_for("fide-elo", k[0], config=config, rating_list=k[1]).name for k in set(keys)}
+    return [known[k] for k in keys]
 
 
 def rate_history(
@@ -153,9 +161,7 @@ def rate_lazily(
     h = prepare(competitions, games, start)
     ids = h.player_ids
     comps = h.competitions.with_columns(
-        pl.col("end_date").map_batches(
-            lambda s: pl.Series([next_list(d) for d in s.to_list()], dtype=pl.Date), return_dtype=pl.Date
-        ).alias("period_date")
+        pl.col("end_date").map_batches(_next_lists, return_dtype=pl.Date).alias("period_date")
     )
     # Rate period by period: re-sort competitions by (period, end, start, id).
     comps = comps.sort(["period_date", "end_date", "start_date", "competition_id"]).with_row_index("k_idx")
