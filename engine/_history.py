@@ -122,7 +122,10 @@ def prepare(competitions: pl.DataFrame, games: pl.DataFrame, start: pl.DataFrame
             f"player {row['player_a']!r} is paired with themself "
             f"(competition {row['competition_id']}, line {row['source_line']})"
         )
-    g = g.with_row_index("game_idx").sort("comp_idx", maintain_order=True)
+    g = g.with_row_index("game_idx")
+    order = g["comp_idx"].to_numpy()
+    if order.size and not bool((order[1:] >= order[:-1]).all()):  # files usually come in date order
+        g = g.sort("comp_idx", maintain_order=True)
     seed_ids = start["player_id"].cast(pl.Utf8) if "player_id" in start.columns else pl.Series([], dtype=pl.Utf8)
     ids = pl.concat([seed_ids, g["player_a"], g["player_b"]]).unique(maintain_order=True).drop_nulls()
     player_ids: list[str] = ids.to_list()
@@ -244,7 +247,7 @@ class Summary:
 def _group_sides(offsets: Any, a_idx: Any, b_idx: Any, rank: Any, rnd: Any, use_a: Any, use_b: Any,
                  vals_a: Any, vals_b: Any) -> Any:  # pragma: no cover - compiled
     n = a_idx.shape[0]
-    n_vals = vals_a.shape[0]
+    n_vals = vals_a.shape[1]
     top = 1
     for g in range(n):
         top = max(top, rnd[g] + 1)
@@ -258,7 +261,7 @@ def _group_sides(offsets: Any, a_idx: Any, b_idx: Any, rank: Any, rnd: Any, use_
     out_game = np.empty(2 * n, dtype=np.int64)
     out_side = np.empty(2 * n, dtype=np.int8)
     out_count = np.zeros(2 * n, dtype=np.int64)
-    out_sums = np.zeros((n_vals, 2 * n))
+    out_sums = np.zeros((2 * n, n_vals))  # row-major per row: the values of one row side by side
     rows = 0
     for c in range(offsets.shape[0] - 1):
         m = 0
@@ -287,8 +290,8 @@ def _group_sides(offsets: Any, a_idx: Any, b_idx: Any, rank: Any, rnd: Any, use_
             r = rows - 1
             out_count[r] += 1
             for v in range(n_vals):
-                out_sums[v, r] += vals_a[v, gid[j]] if sd[j] == 0 else vals_b[v, gid[j]]
-    return out_group[:rows], out_game[:rows], out_side[:rows], out_count[:rows], out_sums[:, :rows].copy()
+                out_sums[r, v] += vals_a[gid[j], v] if sd[j] == 0 else vals_b[gid[j], v]
+    return out_group[:rows], out_game[:rows], out_side[:rows], out_count[:rows], out_sums[:rows].T.copy()
 
 
 def summarise_sides(
@@ -309,11 +312,11 @@ def summarise_sides(
     a = games["a_idx"].to_numpy().astype(np.int64)
     b = games["b_idx"].to_numpy().astype(np.int64)
     rnd = games["round"].fill_null(0).to_numpy().astype(np.int64)
-    va = np.vstack(vals_a).astype(np.float64) if vals_a else np.zeros((0, n))
-    vb = np.vstack(vals_b).astype(np.float64) if vals_b else np.zeros((0, n))
+    va = np.column_stack(vals_a).astype(np.float64) if vals_a else np.zeros((n, 0))
+    vb = np.column_stack(vals_b).astype(np.float64) if vals_b else np.zeros((n, 0))
     group, game, side, count, sums = _group_sides(
         offsets.astype(np.int64), a, b, rank.astype(np.int64), rnd, use_a.astype(np.bool_), use_b.astype(np.bool_),
-        va.reshape(len(vals_a), n), vb.reshape(len(vals_b), n),
+        np.ascontiguousarray(va.reshape(n, len(vals_a))), np.ascontiguousarray(vb.reshape(n, len(vals_b))),
     )
     return Summary(group=group, game=game, side=side, games=count, sums=sums)
 

@@ -169,7 +169,15 @@ def rate_lazily(
     rs_names = _rule_sets_of(comps, config)
     rs_unique = sorted(set(rs_names)) or ["fide-2024"]
     rs_index = {n: i for i, n in enumerate(rs_unique)}
-    g = h.games.join(comps.select("comp_idx", "k_idx"), on="comp_idx").sort(["k_idx", "game_idx"])
+    k_of_comp = np.zeros(comps.height, dtype=np.int64)
+    k_of_comp[comps["comp_idx"].to_numpy()] = comps["k_idx"].to_numpy()
+    if bool((k_of_comp == np.arange(comps.height)).all()):
+        # The usual case (a period follows from the end date, so the orders agree): no re-sort.
+        g = h.games.with_columns(pl.col("comp_idx").alias("k_idx"))
+    else:  # pragma: no cover - defensive: the period order always follows the end date
+        g = h.games.with_columns(
+            pl.Series("k_idx", k_of_comp[h.games["comp_idx"].to_numpy()], dtype=pl.Int64)
+        ).sort("k_idx", maintain_order=True)
     counts = np.bincount(g["k_idx"].to_numpy(), minlength=comps.height) if g.height else np.zeros(comps.height, np.int64)
     comp_offsets = np.zeros(comps.height + 1, dtype=np.int64)
     np.cumsum(counts, out=comp_offsets[1:])
@@ -324,15 +332,12 @@ def _ratings_frame(
     ids = h.player_ids
     seed_as_of = seed_column(start, ids, "as_of", pl.Date())
     as_of: date | None = periods[-1] if periods else seed_as_of.max()  # type: ignore[assignment]
-    last = (
-        pl.concat([g.select("k_idx", pid="a_idx"), g.select("k_idx", pid="b_idx")])
-        .group_by("pid").agg(pl.col("k_idx").max())
-        .join(comps.select("k_idx", "end_date"), on="k_idx")
-    )
-    last_day = pl.Series("last", [None] * len(ids), dtype=pl.Date).to_frame().with_row_index("pid")
-    last_day = last_day.with_columns(pl.col("pid").cast(pl.Int64)).join(
-        last.select("pid", "end_date"), on="pid", how="left"
-    )
+    last = np.full(len(ids), -1, dtype=np.int64)
+    if g.height:
+        k = g["k_idx"].to_numpy()
+        np.maximum.at(last, g["a_idx"].to_numpy(), k)
+        np.maximum.at(last, g["b_idx"].to_numpy(), k)
+    played = comps["end_date"].gather(pl.Series(last).replace(-1, None))
     birth = player_column(players, ids, "birth_year", pl.Int64())
     lists = sorted(set(_lists_of(comps)))
     # Pure: the day comes from the history (its last period) or the seed, never the clock;
@@ -346,7 +351,7 @@ def _ratings_frame(
         "rating": pl.Series(final, dtype=pl.Float64).fill_nan(None),
         "games": pl.Series(games_out, dtype=pl.Int64),
         "rated_max": pl.Series(rmax, dtype=pl.Float64),
-        "played": last_day["end_date"],
+        "played": played,
         "seed_last": seed_column(start, ids, "last_played", pl.Utf8()),
         "age": (as_of.year if as_of else 0) - birth,
         "seed_k": seed_column(start, ids, "k", pl.Int32()),
