@@ -445,7 +445,6 @@ def _changes(h: History, names: list[str], federation: str, *arrays: npt.NDArray
 def _explanations(h: History, names: list[str], federation: str, *arrays: npt.NDArray[np.float64]) -> pl.DataFrame:
     ra, rb, sea, seb, ka, kb, cta, ctb, aa, ab = arrays
     g = h.games
-    meta = pl.DataFrame({"comp_idx": h.competitions["comp_idx"], "rule_set": pl.Series(names, dtype=pl.Utf8)})
     cols = ["competition_id", "comp_idx", "game_idx", "round", "source_line"]
     side_a = g.select(*cols, pl.col("player_a").alias("player_id"), pl.col("a_rank").alias("prank"),
                       pl.col("player_b").alias("opponent_id"),
@@ -455,8 +454,11 @@ def _explanations(h: History, names: list[str], federation: str, *arrays: npt.ND
                       pl.col("player_a").alias("opponent_id"),
                       (-pl.col("handicap")).alias("handicap"), (1.0 - pl.col("score_a")).alias("score")).with_columns(
         rating=rb, opponent_rating=ra, expected=seb, k=kb, contribution=ctb, rating_after=ab)
-    rows = pl.concat([side_a, side_b]).join(meta, on="comp_idx").with_columns(
-        pl.lit(federation).alias("federation"), pl.lit(None, pl.Utf8).alias("period")
+    rows = pl.concat([side_a, side_b])
+    # By position, not a join: a competition's rule set is at its comp_idx.
+    rows = rows.with_columns(
+        pl.Series("rule_set", names, dtype=pl.Utf8).gather(rows["comp_idx"]),
+        pl.lit(federation).alias("federation"), pl.lit(None, pl.Utf8).alias("period"),
     )
     ordered, _ = explain_and_summarise(rows, group="comp_idx", n_players=len(h.player_ids), firsts=[], sums=[])
     return conform(ordered, EXPLANATIONS_SCHEMA)

@@ -259,11 +259,8 @@ def _explanations(
     g: pl.DataFrame, comps: pl.DataFrame, rs_names: list[str], federation: str, n_players: int,
     ra: Any, rb: Any, pda: Any, pdb: Any, ka: Any, kb: Any, cnta: Any, cntb: Any, aft_a: Any, aft_b: Any,
 ) -> pl.DataFrame:
-    meta = comps.select(
-        "k_idx",
-        pl.col("period_date").dt.strftime("%Y-%m").alias("period"),
-        pl.Series("rule_set", rs_names, dtype=pl.Utf8),
-    )
+    periods = comps["period_date"].dt.strftime("%Y-%m")  # by k_idx
+    rule_sets = pl.Series("rule_set", rs_names, dtype=pl.Utf8)
     base = g.select("competition_id", "k_idx", "game_idx", "round", "handicap", "source_line", "player_a", "player_b",
                     "score_a", "a_rank", "b_rank")
 
@@ -286,7 +283,11 @@ def _explanations(
     rows = pl.concat([
         side("player_a", "player_b", "a_rank", pl.col("score_a"), ra, rb, pda, ka, cnta, aft_a, 1),
         side("player_b", "player_a", "b_rank", 1.0 - pl.col("score_a"), rb, ra, pdb, kb, cntb, aft_b, -1),
-    ]).filter(pl.col("cnt") > 0).join(meta, on="k_idx").with_columns(
+    ]).filter(pl.col("cnt") > 0)
+    # By position, not a join: a competition's period and rule set are at its k_idx.
+    k_idx = rows["k_idx"]
+    rows = rows.with_columns(
+        periods.gather(k_idx).alias("period"), rule_sets.gather(k_idx),
         pl.lit(federation).alias("federation"),
         (pl.col("k") * (pl.col("score") - pl.col("expected"))).alias("contribution"),
     )
