@@ -19,7 +19,6 @@ The public API works on polars frames in the canonical schemas of
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -44,6 +43,7 @@ from engine._frames import (
     RATING_LIST_SCHEMA,
     RATINGS_SCHEMA,
 )
+from engine._history import Lazy, own_declared_ratings
 from engine.errors import (
     EngineError,
     InvalidConfigError,
@@ -76,6 +76,7 @@ __all__ = [
     "egf_gor",
     "fide_elo",
     "monthly_points",
+    "own_declared_ratings",
     "point_date",
     "publication_of",
     "rate_history",
@@ -94,16 +95,50 @@ __all__ = [
 SYSTEM_MODULES = {"barruf": barruf, "fide-elo": fide_elo, "egf-gor": egf_gor}
 
 
-@dataclass(frozen=True)
 class RatingRun:
-    """What re-rating a federation's history produces."""
+    """What re-rating a federation's history produces.
+
+    ``explanations`` may be built on first use (:func:`rate_history` builds it so):
+    the change rows and the ratings come straight from the compiled kernel, while the
+    explanation rows are ten times as many and many callers never read them. Once
+    built they are kept, and a pickled run carries them.
+    """
+
+    __slots__ = ("_explanations", "changes", "ratings")
 
     changes: pl.DataFrame
     """RATING_CHANGES_SCHEMA: one row per player and competition (FIDE: and rating period)."""
-    explanations: pl.DataFrame
-    """EXPLANATIONS_SCHEMA: one row per rated player and game; contributions sum to ``change``."""
     ratings: pl.DataFrame
     """RATINGS_SCHEMA: every player's state after the last competition."""
+    _explanations: Lazy
+
+    def __init__(
+        self, changes: pl.DataFrame, explanations: pl.DataFrame | Lazy, ratings: pl.DataFrame
+    ) -> None:
+        object.__setattr__(self, "changes", changes)
+        object.__setattr__(self, "ratings", ratings)
+        lazy = explanations if isinstance(explanations, Lazy) else Lazy.of(explanations)
+        object.__setattr__(self, "_explanations", lazy)
+
+    @property
+    def explanations(self) -> pl.DataFrame:
+        """EXPLANATIONS_SCHEMA: one row per rated player and game; contributions sum to ``change``."""
+        return self._explanations.get()
+
+    @property
+    def lazy_explanations(self) -> Lazy:
+        """The explanations as they are held (built or not): to pass on to another run unbuilt."""
+        return self._explanations
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"RatingRun is immutable (cannot set {name!r})")
+
+    def __reduce__(self) -> tuple[type[RatingRun], tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]]:
+        return (RatingRun, (self.changes, self.explanations, self.ratings))
+
+    def __repr__(self) -> str:
+        built = "built" if self._explanations.ready else "not built yet"
+        return f"RatingRun(changes={self.changes.height} rows, explanations {built}, ratings={self.ratings.height} rows)"
 
 
 def rate_history(
@@ -141,7 +176,7 @@ def rate_history(
     Returns
     -------
     RatingRun
-        Changes, explanations and final ratings in the canonical schemas.
+        Changes, explanations (built on first read) and final ratings in the canonical schemas.
 
     Raises
     ------
@@ -151,7 +186,7 @@ def rate_history(
         A frame lacks a required column or holds an impossible game.
     """
     module = SYSTEM_MODULES[system_for(federation, config)]
-    changes, explanations, ratings = module.rate_history(
+    changes, explanations, ratings = module.rate_lazily(
         competitions, games, start, federation=federation, config=config, players=players
     )
     return RatingRun(changes=changes, explanations=explanations, ratings=ratings)

@@ -13,6 +13,7 @@ zero), so ratings stay integers.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +33,16 @@ from engine._frames import (
     RATINGS_SCHEMA,
     conform,
 )
-from engine._history import History, explain_and_summarise, player_column, prepare, seed_column
+from engine._history import (
+    History,
+    Lazy,
+    explain_and_summarise,
+    pick,
+    player_column,
+    prepare,
+    seed_column,
+    summarise_sides,
+)
 from engine.errors import InvalidConfigError
 from engine.rounding import HALF_TOLERANCE
 
@@ -156,7 +166,7 @@ class BarrufParameters:
         except (TypeError, ValueError) as exc:
             raise InvalidConfigError(f"invalid BARRUF parameter in config {cfg!r}: {exc}") from exc
         if not bands or bands[-1].below != math.inf or any(
-            a.below >= b.below for a, b in zip(bands, bands[1:], strict=False)
+            a.below >= b.below for a, b in itertools.pairwise(bands)
         ):
             raise InvalidConfigError(f"K bands must rise and end with an open band, not {bands}")
         kwargs["k_bands"] = tuple(bands)
@@ -269,7 +279,7 @@ def category_expr(rating: pl.Expr) -> pl.Expr:
     return out
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+@numba.njit(cache=True, nogil=True)
 def _rate_kernel(
     offsets: npt.NDArray[np.int64],
     a_idx: npt.NDArray[np.int64],
@@ -414,14 +424,15 @@ def rate_arrays(
     below, k_new, k_exp = p.band_arrays()
     state = np.ascontiguousarray(rating, dtype=np.float64).copy()
     count = np.ascontiguousarray(games, dtype=np.int64).copy()
-    out = _rate_kernel(
+    out: Any = _rate_kernel(
         np.ascontiguousarray(offsets, dtype=np.int64),
         np.ascontiguousarray(a_idx, dtype=np.int64),
         np.ascontiguousarray(b_idx, dtype=np.int64),
         np.ascontiguousarray(score_a, dtype=np.float64),
         state, count, below, k_new, k_exp, p.games_threshold, p.sigma, p.newcomer_rating, HALF_TOLERANCE,
     )
-    return BarrufResult(*out, rating=state, games=count)
+    ra, rb, ea, ka, kb, ca, cb, aa, ab = out
+    return BarrufResult(ra, rb, ea, ka, kb, ca, cb, aa, ab, rating=state, games=count)
 
 
 def _status_codes(
@@ -470,6 +481,22 @@ def rate_history(
     >>> changes.select("player_id", "rating_before", "k", "rating_after").rows()
     [('1', 1100.0, 20.0, 1106.0), ('2', 950.0, 30.0, 941.0)]
     """
+    changes, explanations, ratings = rate_lazily(
+        competitions, games, start, federation=federation, config=config, players=players
+    )
+    return changes, explanations.get(), ratings
+
+
+def rate_lazily(
+    competitions: pl.DataFrame,
+    games: pl.DataFrame,
+    start: pl.DataFrame,
+    *,
+    federation: str = "ajusc",
+    config: Mapping[str, Any] | None = None,
+    players: pl.DataFrame | None = None,
+) -> tuple[pl.DataFrame, Lazy, pl.DataFrame]:
+    """:func:`rate_history` with the explanation rows built on first use."""
     params = BarrufParameters.from_config(config)
     # A pinned rule set must be the BARRUF's (raises InvalidConfigError otherwise).
     rulesets.rule_set_for("barruf", date(2000, 1, 1), config=config)
@@ -485,12 +512,32 @@ def rate_history(
         h.game_offsets, g["a_idx"].to_numpy(), g["b_idx"].to_numpy(), g["score_a"].to_numpy(),
         initial, seed_games, params,
     )
-    changes, explanations = _frames_from_result(h, res, federation)
+    changes = _changes(h, res, federation)
     ratings = _ratings_frame(h, res, start, players, federation, params)
-    return changes, explanations, ratings
+    return changes, Lazy(lambda: _explanations(h, res, federation)), ratings
 
 
-def _frames_from_result(h: History, res: BarrufResult, federation: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _changes(h: History, res: BarrufResult, federation: str) -> pl.DataFrame:
+    """One row per player and competition, summed in one compiled pass over the games."""
+    g = h.games
+    every = np.ones(g.height, dtype=np.bool_)
+    score_a = g["score_a"].to_numpy().astype(np.float64)
+    s = summarise_sides(
+        h.game_offsets, g, h.player_rank, every, every,
+        [score_a, res.expected_a], [1.0 - score_a, 1.0 - res.expected_a],
+    )
+    changes = pl.DataFrame({
+        "competition_id": g["competition_id"].gather(s.game),
+        "player_id": pick(s, g["player_a"], g["player_b"]),
+        "rating_before": pick(s, res.rating_a, res.rating_b),
+        "games": s.games, "score": s.sums[0], "expected": s.sums[1],
+        "k": pick(s, res.k_a, res.k_b), "change": pick(s, res.change_a, res.change_b),
+        "rating_after": pick(s, res.after_a, res.after_b),
+    }).with_columns(pl.lit(federation).alias("federation"), pl.lit(RULE_SET).alias("rule_set"))
+    return conform(changes, RATING_CHANGES_SCHEMA)
+
+
+def _explanations(h: History, res: BarrufResult, federation: str) -> pl.DataFrame:
     g = h.games
     side_a = pl.DataFrame({
         "competition_id": g["competition_id"], "comp_idx": g["comp_idx"], "game_idx": g["game_idx"],
@@ -512,17 +559,10 @@ def _frames_from_result(h: History, res: BarrufResult, federation: str) -> tuple
         pl.lit(RULE_SET).alias("rule_set"),
         (pl.col("k") * (pl.col("score") - pl.col("expected"))).alias("contribution"),
     )
-    ordered, summary = explain_and_summarise(
-        rows, group="comp_idx", n_players=len(h.player_ids),
-        firsts=["competition_id", "player_id", "rating", "k", "change", "rating_after"], sums=["score", "expected"],
+    ordered, _ = explain_and_summarise(
+        rows, group="comp_idx", n_players=len(h.player_ids), firsts=[], sums=[],
     )
-    explanations = conform(ordered, EXPLANATIONS_SCHEMA)
-    changes = summary.rename({"rating": "rating_before"}).with_columns(
-        pl.lit(federation).alias("federation"),
-        pl.lit(None, pl.Utf8).alias("period"),
-        pl.lit(RULE_SET).alias("rule_set"),
-    )
-    return conform(changes, RATING_CHANGES_SCHEMA), explanations
+    return conform(ordered, EXPLANATIONS_SCHEMA)
 
 
 def _ratings_frame(

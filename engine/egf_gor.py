@@ -45,7 +45,16 @@ from engine._frames import (
     RATINGS_SCHEMA,
     conform,
 )
-from engine._history import History, explain_and_summarise, player_column, prepare, seed_column
+from engine._history import (
+    History,
+    Lazy,
+    explain_and_summarise,
+    pick,
+    player_column,
+    prepare,
+    seed_column,
+    summarise_sides,
+)
 from engine.errors import InvalidConfigError, InvalidHistoryError
 
 #: Ratings of the classic con/a table (``../shared/rules/egf_old_con_a_table.csv``).
@@ -190,19 +199,19 @@ def bonus_2021(rating: float) -> float:
     return math.log1p(math.exp((2300.0 - rating) / 80.0)) / 5.0
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+@numba.njit(cache=True, nogil=True)
 def _interp(x: float, xs: Any, ys: Any) -> float:  # pragma: no cover - compiled
     if x <= xs[0]:
-        return ys[0]
+        return float(ys[0])
     n = xs.shape[0]
     if x >= xs[n - 1]:
-        return ys[n - 1]
+        return float(ys[n - 1])
     i = int((x - xs[0]) // (xs[1] - xs[0]))
     t = (x - xs[i]) / (xs[i + 1] - xs[i])
-    return ys[i] + t * (ys[i + 1] - ys[i])
+    return float(ys[i] + t * (ys[i + 1] - ys[i]))
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+@numba.njit(cache=True, nogil=True)
 def _rate_kernel(
     offsets: Any, comp_mode: Any, comp_weight: Any, comp_eps: Any, comp_split: Any, comp_floor: Any,
     a_idx: Any, b_idx: Any, score_a: Any, handicap: Any, rating: Any, games: Any, con_x: Any, con_y: Any,
@@ -365,6 +374,22 @@ def rate_history(
     >>> [round(x, 3) for x in ch["rating_after"]]
     [2109.306, 2091.725]
     """
+    changes, explanations, ratings = rate_lazily(
+        competitions, games, start, federation=federation, config=config, players=players
+    )
+    return changes, explanations.get(), ratings
+
+
+def rate_lazily(
+    competitions: pl.DataFrame,
+    games: pl.DataFrame,
+    start: pl.DataFrame,
+    *,
+    federation: str = "egf",
+    config: Mapping[str, Any] | None = None,
+    players: pl.DataFrame | None = None,
+) -> tuple[pl.DataFrame, Lazy, pl.DataFrame]:
+    """:func:`rate_history` with the explanation rows built on first use."""
     h = prepare(competitions, games, start)
     ids = h.player_ids
     names, params = _comp_params(h.competitions, config)
@@ -394,15 +419,32 @@ def rate_history(
         g["score_a"].to_numpy().astype(np.float64), handicap, state, count,
         np.array(CON_GOR), np.array(CON_VALUES, dtype=np.float64),
     )
-    changes, explanations = _frames(h, names, federation, *out)
+    changes = _changes(h, names, federation, *out)
     ratings = _ratings_frame(h, start, players, federation, state, count)
-    return changes, explanations, ratings
+    return changes, Lazy(lambda: _explanations(h, names, federation, *out)), ratings
 
 
-def _frames(h: History, names: list[str], federation: str, *arrays: npt.NDArray[np.float64]) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _changes(h: History, names: list[str], federation: str, *arrays: npt.NDArray[np.float64]) -> pl.DataFrame:
+    """One row per player and competition, summed in one compiled pass over the games."""
     ra, rb, sea, seb, ka, kb, cta, ctb, aa, ab = arrays
     g = h.games
-    meta = pl.DataFrame({"comp_idx": h.competitions["comp_idx"], "rule_set": pl.Series(names, dtype=pl.Utf8)})
+    every = np.ones(g.height, dtype=np.bool_)
+    score_a = g["score_a"].to_numpy().astype(np.float64)
+    s = summarise_sides(h.game_offsets, g, h.player_rank, every, every,
+                        [score_a, sea, cta], [1.0 - score_a, seb, ctb])
+    changes = pl.DataFrame({
+        "competition_id": g["competition_id"].gather(s.game),
+        "player_id": pick(s, g["player_a"], g["player_b"]),
+        "rule_set": pl.Series(names, dtype=pl.Utf8).gather(s.group),
+        "rating_before": pick(s, ra, rb), "games": s.games, "score": s.sums[0], "expected": s.sums[1],
+        "k": pick(s, ka, kb), "change": s.sums[2], "rating_after": pick(s, aa, ab),
+    }).with_columns(pl.lit(federation).alias("federation"))
+    return conform(changes, RATING_CHANGES_SCHEMA)
+
+
+def _explanations(h: History, names: list[str], federation: str, *arrays: npt.NDArray[np.float64]) -> pl.DataFrame:
+    ra, rb, sea, seb, ka, kb, cta, ctb, aa, ab = arrays
+    g = h.games
     cols = ["competition_id", "comp_idx", "game_idx", "round", "source_line"]
     side_a = g.select(*cols, pl.col("player_a").alias("player_id"), pl.col("a_rank").alias("prank"),
                       pl.col("player_b").alias("opponent_id"),
@@ -412,19 +454,14 @@ def _frames(h: History, names: list[str], federation: str, *arrays: npt.NDArray[
                       pl.col("player_a").alias("opponent_id"),
                       (-pl.col("handicap")).alias("handicap"), (1.0 - pl.col("score_a")).alias("score")).with_columns(
         rating=rb, opponent_rating=ra, expected=seb, k=kb, contribution=ctb, rating_after=ab)
-    rows = pl.concat([side_a, side_b]).join(meta, on="comp_idx").with_columns(
-        pl.lit(federation).alias("federation"), pl.lit(None, pl.Utf8).alias("period")
+    rows = pl.concat([side_a, side_b])
+    # By position, not a join: a competition's rule set is at its comp_idx.
+    rows = rows.with_columns(
+        pl.Series("rule_set", names, dtype=pl.Utf8).gather(rows["comp_idx"]),
+        pl.lit(federation).alias("federation"), pl.lit(None, pl.Utf8).alias("period"),
     )
-    ordered, summary = explain_and_summarise(
-        rows, group="comp_idx", n_players=len(h.player_ids),
-        firsts=["competition_id", "player_id", "rule_set", "rating", "k", "rating_after"],
-        sums=["score", "expected", "contribution"],
-    )
-    explanations = conform(ordered, EXPLANATIONS_SCHEMA)
-    changes = summary.rename({"rating": "rating_before", "contribution": "change"}).with_columns(
-        pl.lit(federation).alias("federation")
-    )
-    return conform(changes, RATING_CHANGES_SCHEMA), explanations
+    ordered, _ = explain_and_summarise(rows, group="comp_idx", n_players=len(h.player_ids), firsts=[], sums=[])
+    return conform(ordered, EXPLANATIONS_SCHEMA)
 
 
 def _ratings_frame(

@@ -48,13 +48,13 @@ def _frozen(**kw: Any) -> Mapping[str, Any]:
     return MappingProxyType(dict(kw))
 
 
-_FIDE_2009 = dict(
-    k_new=30.0, k_mid=15.0, k_top=10.0, k_new_games=30, k_top_from=2400.0, k_junior=None,
-    k_junior_below=None, k_cap=None, cap_400="every", cap_400_exempt_from=None,
-    initial_min_games=9, initial_window_months=24, initial_floor=1200.0, initial_per_half_point=12.5,
-    initial_method="rc", initial_min_points_first=1.0, initial_min_rated_opponents=3,
-    initial_cap=None,
-)
+_FIDE_2009: dict[str, Any] = {
+    "k_new": 30.0, "k_mid": 15.0, "k_top": 10.0, "k_new_games": 30, "k_top_from": 2400.0, "k_junior": None,
+    "k_junior_below": None, "k_cap": None, "cap_400": "every", "cap_400_exempt_from": None,
+    "initial_min_games": 9, "initial_window_months": 24, "initial_floor": 1200.0,
+    "initial_per_half_point": 12.5, "initial_method": "rc", "initial_min_points_first": 1.0,
+    "initial_min_rated_opponents": 3, "initial_cap": None,
+}
 _FIDE_2014 = dict(
     _FIDE_2009, k_new=40.0, k_mid=20.0, k_junior=40.0, k_junior_below=2300.0, k_cap=700.0,
     initial_min_games=5, initial_window_months=26, initial_floor=1000.0, initial_per_half_point=20.0,
@@ -74,7 +74,9 @@ _FIDE_2025 = dict(_FIDE_2024, cap_400_exempt_from=2650.0)
 # with that day's one-off adjustment (:func:`engine.fide_elo.adjust_to_standard_2022`).
 # Not applied, pending the handbook text (B02 rapid and blitz section): the reported
 # 735-point cap, the 1-point first-event minimum and the games-per-day limits.
-_FLAT_K20 = dict(k_new=20.0, k_mid=20.0, k_top=20.0, k_junior=None, k_junior_below=None, k_cap=700.0)
+_FLAT_K20: dict[str, Any] = {
+    "k_new": 20.0, "k_mid": 20.0, "k_top": 20.0, "k_junior": None, "k_junior_below": None, "k_cap": 700.0,
+}
 _RAPID_BLITZ_SOURCE = {
     2012: "FIDE rapid and blitz rating lists, announcement of 16 November 2011 (tournaments from "
           "1 January 2012): K = 20 for every player, 700 / n above 35 games; handbook B02",

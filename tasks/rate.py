@@ -57,32 +57,6 @@ def merged_history(history: warehouse.History, batch: FederationBatch) -> tuple[
     return accepted, rated_games, players
 
 
-def own_declared_ratings(players: pl.DataFrame, federation: str) -> pl.DataFrame:
-    """Keep a file's declared rating only where it comes from this federation's own list.
-
-    DESIGN.md: a newcomer starts from what the file declares when it is the same
-    federation's rating (a TRF rating for FIDE, an OpenGotha rating whose origin is
-    the EGF); a national list's rating (FFG, ...) is ignored and the federation's rule
-    for newcomers applies (EGF: from the declared grade). Unsaid origin: the file's own.
-
-    Examples
-    --------
-    >>> p = pl.DataFrame({"player_id": ["a", "b", "c"], "declared_rating": [2100.0, 1500.0, 900.0],
-    ...                   "declared_rating_origin": ["EGF", "FFG", None]})
-    >>> own_declared_ratings(p, "egf").get_column("declared_rating").to_list()
-    [2100.0, None, 900.0]
-    """
-    if "declared_rating_origin" not in players.columns:
-        return players
-    origin = pl.col("declared_rating_origin").str.to_lowercase()
-    return players.with_columns(
-        pl.when(origin.is_null() | (origin == federation.lower()))
-        .then(pl.col("declared_rating"))
-        .otherwise(None)
-        .alias("declared_rating")
-    )
-
-
 @dataclass(frozen=True)
 class Rated:
     """The re-rated state of one federation, what it was rated from and, for FIDE, the
@@ -619,7 +593,7 @@ def rate(
         tail = _point_key(accepted).filter(pl.col("point") >= cut).get_column("competition_id").to_list()
         rate_comps = accepted.filter(pl.col("competition_id").is_in(tail))
         rate_games = games.filter(pl.col("competition_id").is_in(tail))
-    declared = own_declared_ratings(players, fed)
+    declared = engine.own_declared_ratings(players, fed)
     if entry is not None:
         declared = entry.fill_declared(declared, rate_comps, rate_games)
     run = engine.rate_history(
@@ -640,7 +614,8 @@ def rate(
             games, ratings, as_of or date.today(), competitions=accepted, players=players
         )
     return Rated(
-        run=engine.RatingRun(changes=run.changes, explanations=run.explanations, ratings=ratings),
+        # The explanation rows stay unbuilt until the load (or a report) reads them.
+        run=engine.RatingRun(changes=run.changes, explanations=run.lazy_explanations, ratings=ratings),
         competitions=accepted,
         progress=progress,
         start_state=start,

@@ -7,7 +7,9 @@ from pathlib import Path
 import polars as pl
 
 DATA = Path(__file__).resolve().parent / "data"
-from tests.conftest import SHARED, shared_path  # noqa: F401  (the one implementation)
+from tests.conftest import SHARED, shared_path  # the one implementation, re-exported (__all__)
+
+__all__ = ["DATA", "GAME_DTYPES", "SHARED_DATA", "SHARED_RULES", "competitions_of", "read_csv", "read_games", "shared_path"]
 
 SHARED_DATA = SHARED / "data"
 SHARED_RULES = SHARED / "rules"

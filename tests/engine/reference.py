@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import itertools
 import math
 import re
 from collections import defaultdict
@@ -245,7 +246,7 @@ def _dp() -> dict[int, int]:
 
 def _pd(diff: float, higher: bool, cap: bool) -> int:
     """PD in % of a player ``diff`` points above (or below) the opponent, from the banded table."""
-    d = int(math.floor(abs(diff) + 0.5))
+    d = math.floor(abs(diff) + 0.5)
     if cap:
         d = min(d, 400)
     high = next(pct for lo, hi, pct in _pd_bands() if lo <= d <= hi)
@@ -342,7 +343,7 @@ def fide(
                         k = prm.k_mid
                     if prm.k_cap and k * n_period[p] > prm.k_cap:
                         k = math.floor(prm.k_cap / n_period[p])
-                    num[p] += int(k) * (int(round(s * 100)) - pd)
+                    num[p] += int(k) * (round(s * 100) - pd)
                     row = rows.setdefault((c["competition_id"], p), [rp, 0, 0.0, 0.0, float(k), 0.0])
                     row[1] += 1
                     row[2] += s
@@ -431,7 +432,7 @@ def _classic(r: float, column: int) -> float:
         return rows[0][column]
     if r >= rows[-1][0]:
         return rows[-1][column]
-    for lo, hi in zip(rows, rows[1:], strict=False):
+    for lo, hi in itertools.pairwise(rows):
         if lo[0] <= r <= hi[0]:
             return lo[column] + (r - lo[0]) / (hi[0] - lo[0]) * (hi[column] - lo[column])
     raise AssertionError(r)  # pragma: no cover

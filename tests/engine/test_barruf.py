@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from datetime import date
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -211,7 +212,10 @@ def test_rating_list_ranks_ties_categories_and_order() -> None:
 
 def test_inactivity_applies_at_the_season_change_and_is_versioned() -> None:
     ratings = pl.DataFrame({"player_id": ["1"], "rating": [1200.0], "games": [100], "last_played": ["2023-24"]})
-    status = lambda d, cfg=None: engine.rating_list("ajusc", ratings, as_of=d, config=cfg)["status"][0]
+
+    def status(d: date, cfg: dict[str, Any] | None = None) -> str:
+        return str(engine.rating_list("ajusc", ratings, as_of=d, config=cfg)["status"][0])
+
     assert status(date(2026, 8, 31)) == "active"    # 2025-26: 2023-24 is two seasons back
     assert status(date(2026, 9, 1)) == "inactive"   # 2026-27 starts
     ratings = ratings.with_columns(last_played=pl.lit("2024-25"))
