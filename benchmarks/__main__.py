@@ -33,7 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -145,7 +145,9 @@ def child(argv: list[str]) -> None:
             order = order.join(counts, on="competition_id").with_columns(pl.col("len").cum_sum().alias("upto"))
             keep = order.filter(pl.col("upto") - pl.col("len") < limit)
             part = games.filter(pl.col("competition_id").is_in(keep["competition_id"].to_list()))
-            fn = {"ajusc": reference.barruf, "fide": reference.fide, "egf": reference.egf}[fed]
+            references: dict[str, Callable[..., object]] = {
+                "ajusc": reference.barruf, "fide": reference.fide, "egf": reference.egf}
+            fn = references[fed]
             t = time.perf_counter()
             # The same players file as the engine: newcomers start from their declared grade or rating.
             fn(keep.drop("len", "upto"), part, seed, players=players)
@@ -168,10 +170,10 @@ def child(argv: list[str]) -> None:
         else:
             import psycopg
 
-            with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://")) as con:
-                con.execute("CREATE TABLE floor_games (competition_id TEXT, round INTEGER, player_a TEXT, "
-                            "player_b TEXT, score_a REAL, status TEXT)")
-                with con.cursor().copy("COPY floor_games FROM STDIN") as copy:
+            with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://")) as pg:
+                pg.execute("CREATE TABLE floor_games (competition_id TEXT, round INTEGER, player_a TEXT, "
+                           "player_b TEXT, score_a REAL, status TEXT)")
+                with pg.cursor().copy("COPY floor_games FROM STDIN") as copy:
                     for row in rows:
                         copy.write_row(row)
         print(json.dumps({"seconds": time.perf_counter() - t, "games": frame.height}))
@@ -252,7 +254,8 @@ def bench_system(system: str, games: int, databases: list[str], args: argparse.N
                                                     *base), cwd=for_db)
             rows.append(Row(system, n + night.games, "backfill", db, seconds, peak, "from the first day"))
             print(rows[-1].line(), flush=True)
-            has_whatif = subprocess.run(ratings_cmd("whatif", "--help"), capture_output=True, cwd=for_db).returncode == 0
+            has_whatif = subprocess.run(ratings_cmd("whatif", "--help"), capture_output=True, cwd=for_db,
+                                        check=False).returncode == 0
             if has_whatif:
                 player = fed.seed.get_column("player_id")[0]
                 seconds, peak, _ = measured(ratings_cmd("whatif", "--federation", system, "--set-rating",

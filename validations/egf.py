@@ -11,8 +11,12 @@ Canadian byo-yomi, or 120 Fischer increments; sudden death: adjusted = basic.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import polars as pl
+
+if TYPE_CHECKING:
+    from polars.expr.whenthen import ChainedThen, Then
 
 #: (class, minimum basic time, minimum adjusted time), strongest first, over the board.
 CLASS_TIME_LIMITS: tuple[tuple[str, float, float], ...] = (
@@ -103,7 +107,7 @@ def tournament_class_expr(basic: str, adjusted: str, online: str) -> pl.Expr:
     a = pl.coalesce(pl.col(adjusted), b)
     on = pl.col(online).fill_null(False)
     name, b_min, a_min = ONLINE_CLASS_LIMITS
-    expr = pl.when(on).then(pl.when((b >= b_min) & (a >= a_min)).then(pl.lit(name)))
+    expr: Then | ChainedThen = pl.when(on).then(pl.when((b >= b_min) & (a >= a_min)).then(pl.lit(name)))
     for name, b_min, a_min in CLASS_TIME_LIMITS:
         expr = expr.when((b >= b_min) & (a >= a_min)).then(pl.lit(name))
     return expr.otherwise(pl.lit(None, pl.Utf8()))

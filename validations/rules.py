@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import string
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -326,6 +327,11 @@ def rules_frame(rules: tuple[Rule, ...] | None = None) -> pl.DataFrame:
     )
 
 
+def _rule_of(federation: str) -> Callable[[Rule], bool]:
+    """Whether a rule is one of `federation`'s own (its id starts with the federation)."""
+    return lambda r: r.id.startswith(federation + ".")
+
+
 def render_rules(rules: tuple[Rule, ...] | None = None) -> str:
     """The rule table as a Markdown catalogue, one section per federation (for docs and organisers).
 
@@ -335,8 +341,10 @@ def render_rules(rules: tuple[Rule, ...] | None = None) -> str:
     ### Every federation (data quality)
     """
     table = load_rules() if rules is None else rules
-    sections = [("Every federation (data quality)", lambda r: "*" in r.federations or r.id.startswith("quality.")),
-                *[(f"`{f}`", (lambda f: lambda r: r.id.startswith(f + "."))(f)) for f in FEDERATIONS]]
+    sections: list[tuple[str, Callable[[Rule], bool]]] = [
+        ("Every federation (data quality)", lambda r: "*" in r.federations or r.id.startswith("quality.")),
+        *[(f"`{f}`", _rule_of(f)) for f in FEDERATIONS],
+    ]
     out: list[str] = []
     for title, keep in sections:
         chosen = [r for r in table if keep(r)]

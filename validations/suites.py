@@ -13,6 +13,7 @@ and hundreds of megabytes, and most callers never need it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import threading
@@ -104,10 +105,9 @@ def _prepare(context: Any, federations: tuple[str, ...]) -> None:
     from great_expectations.data_context.types.base import ProgressBarsConfig
 
     context.variables.progress_bars = ProgressBarsConfig(globally=False)
-    try:
+    # An ephemeral context has nowhere to save to: not an error for the validations.
+    with contextlib.suppress(Exception):
         context.variables.save()
-    except Exception:  # noqa: BLE001 - ephemeral contexts have nowhere to save to
-        pass
     try:
         source = context.data_sources.get(DATASOURCE)
     except (KeyError, ValueError, LookupError):

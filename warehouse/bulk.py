@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -101,7 +101,9 @@ def insert_frame(conn: Connection, table: sa.Table, frame: pl.DataFrame) -> int:
     return frame.height
 
 
-def _copy_out(conn: Connection, query: sa.Select[Any], schema: dict[str, pl.DataType], names: list[str]) -> pl.DataFrame:
+def _copy_out(
+    conn: Connection, query: sa.Select[*tuple[Any, ...]], schema: Mapping[str, pl.DataType], names: list[str]
+) -> pl.DataFrame:
     """PostgreSQL: ``COPY (query) TO STDOUT`` as CSV, parsed by polars in one go.
 
     Every non-null value is quoted, so polars tells an empty string (``""``)
@@ -125,7 +127,7 @@ def _copy_out(conn: Connection, query: sa.Select[Any], schema: dict[str, pl.Data
 
 
 def read_frame(
-    conn: Connection, query: sa.Select[Any], schema: dict[str, pl.DataType], *, names: Sequence[str] | None = None
+    conn: Connection, query: sa.Select[*tuple[Any, ...]], schema: Mapping[str, pl.DataType], *, names: Sequence[str] | None = None
 ) -> pl.DataFrame:
     """Run a Core ``select`` and return its rows as a frame with ``schema``.
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -257,6 +258,10 @@ def get_engine(url: str | None = None, *, migrate_schema: bool = True) -> Engine
         raise WarehouseUnavailableError(
             f"cannot open warehouse {redact(parsed)}: {_scrub(str(exc), parsed)}"
         ) from None
+    # An engine the caller drops without dispose() would leave its pooled connections to
+    # the garbage collector, which psycopg reports as a ResourceWarning ("deleted while
+    # still open"): when the engine goes, its pool closes them.
+    weakref.finalize(engine, engine.pool.dispose)
     if engine.dialect.name == "sqlite":
         _sqlite_setup(engine)
     try:

@@ -137,7 +137,7 @@ def decisions(engine: Engine, federation: str, competition_id: str | None = None
     return frame.with_columns(
         pl.col(c).dt.replace_time_zone("UTC") if frame.schema[c] == pl.Datetime else pl.col(c)
         for c in frame.columns
-    ).cast(DECISIONS_SCHEMA) if frame.height else pl.DataFrame(schema=DECISIONS_SCHEMA)
+    ).cast(pl.Schema(DECISIONS_SCHEMA)) if frame.height else pl.DataFrame(schema=DECISIONS_SCHEMA)
 
 
 def pending_approvals(engine: Engine, federation: str | None = None) -> dict[str, list[str]]:

@@ -167,7 +167,7 @@ def test_fide_report_of_a_real_open_lists_unrated_progress(tmp_path: Path) -> No
     report = build_report(v.competitions, v.findings, cid, federation="fide", games=v.games,
                           players=f["players"], progress=progress)
     assert report.progress is not None and report.progress.height == progress.height
-    md, page = write_report(report, tmp_path)
+    md, _page = write_report(report, tmp_path)
     text = md.read_text(encoding="utf-8")
     assert "## Unrated players: progress toward an initial rating" in text
     assert "fide-2014" in text
