@@ -28,33 +28,8 @@ from sqlalchemy.engine import Engine
 import engine
 import validations
 import warehouse
-from formats.schema import COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
-from tasks.frames import concat
+from formats.schema import PLAYERS_SCHEMA
 from tasks.ingest import FederationBatch
-
-
-def merged_history(history: warehouse.History, batch: FederationBatch) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """History with tonight's batch laid over it: a competition sent again replaces its old version.
-
-    Returns the accepted competitions, their rated games and every known player.
-    """
-    replaced = batch.competitions.get_column("competition_id").to_list()
-    competitions = concat(
-        [history.competitions.filter(~pl.col("competition_id").is_in(replaced)), batch.competitions],
-        COMPETITIONS_SCHEMA,
-    )
-    games = concat(
-        [history.games.filter(~pl.col("competition_id").is_in(replaced)), batch.games], GAMES_SCHEMA
-    )
-    accepted = competitions.filter(pl.col("status").is_in(["accepted", "accepted_with_exclusions"]))
-    rated_games = games.filter(
-        pl.col("competition_id").is_in(accepted.get_column("competition_id").to_list())
-        & pl.col("rated").fill_null(True)
-    )
-    players = concat([history.players, batch.players], PLAYERS_SCHEMA).unique(
-        subset=["federation", "player_id"], keep="last", maintain_order=True
-    )
-    return accepted, rated_games, players
 
 
 @dataclass(frozen=True)
@@ -420,7 +395,7 @@ def _rate_entered_list(
     the changes after it) carries it, but an edition rebuilt from the change rows shows
     it only for the players who played after the cut.
     """
-    accepted, _, players = merged_history(history, batch)
+    accepted, _, players = history.laid_over(batch.competitions, batch.games, batch.players)
     end = pl.coalesce("end_date", "start_date")
     days = accepted.select(end.alias("d")).get_column("d")
     cuts = [
@@ -457,7 +432,7 @@ def _rate_entered_list(
             batch, competitions=new,
             games=batch.games.filter(pl.col("competition_id").is_in(new.get_column("competition_id").to_list())),
         )
-        seg_comps, seg_games, _ = merged_history(part, tonight)
+        seg_comps, seg_games, _ = part.laid_over(tonight.competitions, tonight.games, tonight.players)
         if carried is not None:
             part = replace(
                 part, competitions=pl.concat([part.competitions, carried[0]], how="diagonal_relaxed"),
@@ -563,7 +538,7 @@ def rate(
                 in_force = StandardInForce.of(history.seed, parts[lists[0]].run.changes)
                 parts[name] = _rate_entered_list(part, tonight, {**config, "lists": [name]}, as_of, name, in_force)
         first = parts[lists[0]]
-        accepted, _, players = merged_history(history, batch)
+        accepted, _, players = history.laid_over(batch.competitions, batch.games, batch.players)
         return replace(
             first,
             run=engine.RatingRun(
@@ -580,7 +555,7 @@ def rate(
             lists=parts,
         )
     fed = batch.federation
-    accepted, games, players = merged_history(history, batch)
+    accepted, games, players = history.laid_over(batch.competitions, batch.games, batch.players)
     basis = rating_basis(history.seed, config)
     cut, changed, head, offset, reason = _restart(history, batch, config, stored, basis)
     start = engine.state_from_seed(history.seed)

@@ -19,6 +19,7 @@ from formats.schema import (
     RATING_CHANGES_SCHEMA,
     RATING_LIST_SCHEMA,
     RATINGS_SCHEMA,
+    concat,
     conform,
     empty,
 )
@@ -111,6 +112,33 @@ class History:
     games: pl.DataFrame  #: GAMES_SCHEMA + rated, of the current versions, keeping ``source_line``
     players: pl.DataFrame  #: PLAYERS_SCHEMA, every player the federation's files named
     seed_edition: int | None = None  #: the edition number the seeded list carried
+
+    def laid_over(
+        self, competitions: pl.DataFrame, games: pl.DataFrame, players: pl.DataFrame,
+    ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+        """This history with tonight's competitions laid over it: a competition sent again
+        replaces its old version.
+
+        Returns the accepted competitions, their rated games and every known player (the
+        latest row of each).
+        """
+        replaced = competitions.get_column("competition_id").to_list()
+        all_competitions = concat(
+            [self.competitions.filter(~pl.col("competition_id").is_in(replaced)), competitions],
+            COMPETITIONS_SCHEMA,
+        )
+        all_games = concat(
+            [self.games.filter(~pl.col("competition_id").is_in(replaced)), games], GAMES_SCHEMA
+        )
+        accepted = all_competitions.filter(pl.col("status").is_in(["accepted", "accepted_with_exclusions"]))
+        rated_games = all_games.filter(
+            pl.col("competition_id").is_in(accepted.get_column("competition_id").to_list())
+            & pl.col("rated").fill_null(True)
+        )
+        known = concat([self.players, players], PLAYERS_SCHEMA).unique(
+            subset=["federation", "player_id"], keep="last", maintain_order=True
+        )
+        return accepted, rated_games, known
 
 
 @dataclass(frozen=True)
