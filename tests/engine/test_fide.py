@@ -28,7 +28,7 @@ def test_dp_table_matches_the_regulations_table() -> None:
     assert [fide_elo.dp(p) for p in table["p"]] == table["dp"].to_list()
 
 
-@pytest.mark.parametrize("row", read_csv(DATA / "fide_initial_rating_examples.csv").iter_rows(named=True),
+@pytest.mark.parametrize("row", read_csv(DATA / "fide_initial_rating_examples.csv").to_dicts(),
                          ids=lambda r: r["example"])
 def test_initial_rating_worked_examples(row: dict[str, Any]) -> None:
     opponents = [float(x) for x in row["opponents"].split()]
