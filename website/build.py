@@ -509,7 +509,11 @@ def _render_federation(
     _run_jobs(jobs, writer, workers if len(player_ids) >= PARALLEL_FROM else 1)
     clock.lap("pages")
     writer.write(f"{base}/editions/index.html", _template("archive.html").render(
-        root="../../", **common, editions=list(reversed(editions)), extra_columns=extra_columns,
+        root="../../", **common, editions=list(reversed(editions)),
+        # Only the columns that say something: a column empty on every edition, or ``kind`` when
+        # every edition is an ordinary one, stays off the table.
+        extra_columns=[c for c in extra_columns
+                       if any(e[c] and not (c == "kind" and e[c] == "ordinary") for e in editions)],
         has_corrections=fed.corrections is not None))
     result.players[fed.federation] = len(player_ids)
     result.competitions[fed.federation] = len(fed.competitions)

@@ -219,3 +219,16 @@ def test_cards_rendered_in_forked_workers_are_the_same_pages(
     (site / FED / "players" / "gone.html").write_text("stale")
     again = website.build_site(warehouse.get_engine(small_season.url), site, generated=date(2026, 1, 1), workers=3)
     assert (again.written, again.removed) == (0, 1)
+
+
+def test_archive_shows_no_column_that_says_nothing(small_site: Path) -> None:
+    """Bookkeeping columns of the editions (an empty list name, ``kind`` = ordinary everywhere) stay off."""
+    import re
+
+    page = (small_site / FED / "editions" / "index.html").read_text(encoding="utf-8")
+    body = page[page.index("<tbody>"):page.index("</tbody>")]
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+    assert rows and all(len(r) == len(rows[0]) for r in rows)
+    for column in range(len(rows[0])):
+        assert any(r[column].strip() for r in rows), f"column {column} of the archive is empty on every edition"
+    assert ">ordinary<" not in page
