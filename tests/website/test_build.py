@@ -227,7 +227,7 @@ def test_archive_shows_no_column_that_says_nothing(small_site: Path) -> None:
 
     page = (small_site / FED / "editions" / "index.html").read_text(encoding="utf-8")
     body = page[page.index("<tbody>"):page.index("</tbody>")]
-    rows = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.DOTALL) for row in re.findall(r"<tr>(.*?)</tr>", body, re.DOTALL)]
     assert rows and all(len(r) == len(rows[0]) for r in rows)
     for column in range(len(rows[0])):
         assert any(r[column].strip() for r in rows), f"column {column} of the archive is empty on every edition"
