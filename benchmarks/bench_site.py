@@ -171,6 +171,11 @@ def main() -> None:
     print(f"first generation (every page written): {cold.seconds:.1f} s wall, {cold_cpu:.1f} s CPU "
           f"({cold.seconds / cold.pages * 1000:.2f} ms a page)")
     print("  CPU of the main process by phase: " + ", ".join(f"{k} {v:.1f} s" for k, v in cold.phases.items()))
+    # The main process reads and prepares, then waits while the workers render every page: on an
+    # idle machine with a CPU per worker the wall time is about its CPU plus the workers' share.
+    main = sum(cold.phases.values())
+    print(f"  longest path (main process + one worker's share of the rest): {main + (cold_cpu - main) / workers:.1f} s "
+          f"of CPU: the wall time on an idle machine with {workers} free CPU(s)")
     print(f"second generation (nothing changed, {warm.written} written): {warm.seconds:.1f} s wall, {warm_cpu:.1f} s CPU")
     print(f"load average now: {' '.join(f'{x:.1f}' for x in os.getloadavg())} (other work on the machine inflates wall time)")
     print(f"machine: {os.cpu_count()} CPU(s); {workers} card worker(s); CPU time includes the workers'")

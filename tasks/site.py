@@ -7,6 +7,7 @@ what the warehouse holds. Pages whose content did not change are not rewritten.
 
 from __future__ import annotations
 
+import os
 from datetime import date
 from pathlib import Path
 
@@ -23,6 +24,18 @@ def site_names() -> dict[str, dict[str, object]]:
     """Name, game and system of each configured federation (shown where the warehouse has none)."""
     return {fed: {k: table[k] for k in ("name", "game", "system") if k in table}
             for fed, table in configured().items()}
+
+
+def site_workers() -> int:
+    """Processes that render the pages: one per CPU this process may run on.
+
+    ``website.build_site`` forks them only for a federation of at least
+    ``website.build.PARALLEL_FROM`` cards; a smaller site renders in the calling process.
+    """
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # no sched_getaffinity (macOS, Windows)
+        return os.cpu_count() or 1
 
 
 def generate_site(
@@ -47,9 +60,10 @@ def publish_site(
     if federation is not None and federation not in site_federations(db).get_column("federation").to_list():
         logger.info("site: %s has no published edition yet, nothing to publish", federation)
         return None
-    result = generate_site(warehouse_url, site_dir, federation, as_of)
+    result = generate_site(warehouse_url, site_dir, federation, as_of, workers=site_workers())
     logger.info(
-        "site %s: %d page(s), %d written, %d removed in %.1f s",
+        "site %s: %d page(s), %d written, %d removed in %.1f s (CPU by phase: %s)",
         result.out, result.pages, result.written, result.removed, result.seconds,
+        ", ".join(f"{phase} {cpu:.1f} s" for phase, cpu in result.phases.items()) or "no phase",
     )
     return result

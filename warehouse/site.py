@@ -12,7 +12,7 @@ and are otherwise empty, so the site shows them as soon as they land.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 import sqlalchemy as sa
@@ -87,7 +87,8 @@ CORRECTION_TABLES: tuple[str, ...] = (
 
 def site_federations(engine: Engine) -> pl.DataFrame:
     """Federations that have at least one published edition: id, name, game, system."""
-    schema = {"federation": pl.Utf8(), "name": pl.Utf8(), "game": pl.Utf8(), "system": pl.Utf8()}
+    schema: dict[str, pl.DataType] = {"federation": pl.Utf8(), "name": pl.Utf8(), "game": pl.Utf8(),
+                                      "system": pl.Utf8()}
     query = (
         sa.select(_FED.id, _FED.name, _FED.game, _FED.system)
         .where(sa.exists(sa.select(_RL.id).where(_RL.federation == _FED.id)))
@@ -134,7 +135,10 @@ def site_entries(engine: Engine, federation: str) -> pl.DataFrame:
     """Every line of every edition of ``federation`` (ENTRIES_SCHEMA), by edition and position."""
     query = (
         sa.select(_RLE.list_id, _RLE.position, *(_RLE[k] for k in ENTRIES_SCHEMA if k not in ("list_id", "position")))
-        .where(_RLE.federation == federation)
+        # By the federation's list ids, not by the entries' federation column: the primary key
+        # (list_id, position) then gives the order, where the federation index would need a sort
+        # of every line (SQLite: 2.0 s instead of 4.7 s for a million lines).
+        .where(_RLE.list_id.in_(sa.select(_RL.id).where(_RL.federation == federation)))
         .order_by(_RLE.list_id, _RLE.position)
     )
     with engine.connect() as conn:
@@ -143,7 +147,8 @@ def site_entries(engine: Engine, federation: str) -> pl.DataFrame:
 
 def site_players(engine: Engine, federation: str) -> pl.DataFrame:
     """The federation's players: player_id, name, country, club."""
-    schema = {"player_id": pl.Utf8(), "name": pl.Utf8(), "country": pl.Utf8(), "club": pl.Utf8()}
+    schema: dict[str, pl.DataType] = {"player_id": pl.Utf8(), "name": pl.Utf8(), "country": pl.Utf8(),
+                                      "club": pl.Utf8()}
     query = sa.select(_P.player_id, _P.name, _P.country, _P.club).where(_P.federation == federation)
     with engine.connect() as conn:
         return read_frame(conn, query, schema)
@@ -289,7 +294,7 @@ def site_corrections(engine: Engine, federation: str) -> pl.DataFrame | None:
             return None
         table = sa.Table(found, sa.MetaData(), autoload_with=conn)
         columns = [c.name for c in table.columns]
-        query = sa.select(*(sa.cast(table.c[name], sa.String) for name in columns))
+        query = cast("sa.Select[Any]", sa.select(*(sa.cast(table.c[name], sa.String) for name in columns)))
         if "federation" in columns:
             query = query.where(table.c.federation == federation)
         order = [table.c[name] for name in ("id", "seq", "edition", "position", "player_id") if name in columns]

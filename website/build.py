@@ -20,13 +20,14 @@ competitions that no longer exist are removed.
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import math
 import multiprocessing
 import shutil
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -218,6 +219,35 @@ def _fed_dir(federation: str) -> str:
 
 
 # ------------------------------------------------------------------ federation
+class _Grouped(Mapping[Any, list[tuple[Any, ...]]]):
+    """The rows of a frame by key, as tuples of ``columns``, made when asked.
+
+    The frame is sorted by ``key`` (stably: each group keeps the frame's order)
+    and kept as plain Python columns, so a forked worker can make the tuples of
+    the keys it renders without polars, and the parent does not make them all.
+    A key of one column is the value itself, else a tuple.
+    """
+
+    def __init__(self, frame: pl.DataFrame, key: Sequence[str], columns: Sequence[str]) -> None:
+        frame = frame.sort(list(key), maintain_order=True, nulls_last=True)
+        self._columns = [frame.get_column(c).to_list() for c in columns]
+        self._index: dict[Any, tuple[int, int]] = {}
+        start = 0
+        for *values, count in frame.group_by(list(key), maintain_order=True).len().iter_rows():
+            self._index[tuple(values) if len(key) > 1 else values[0]] = (start, start + count)
+            start += count
+
+    def __getitem__(self, key: Any) -> list[tuple[Any, ...]]:
+        start, end = self._index[key]
+        return list(zip(*(c[start:end] for c in self._columns), strict=True))
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+
 @dataclass
 class _Federation:
     """One federation's frames, read once, turned into the rows the pages use."""
@@ -231,7 +261,7 @@ class _Federation:
     findings: dict[str, list[dict[str, Any]]]
     changes: dict[str, list[dict[str, Any]]]  # player -> changes
     changes_by_competition: dict[str, list[dict[str, Any]]]
-    explanations: dict[tuple[str, str, str | None], list[tuple[Any, ...]]]   # GAME_COLUMNS tuples
+    explanations: _Grouped   # (player, competition, period) -> GAME_COLUMNS tuples
     last_load: dict[str, Any] | None
     corrections: pl.DataFrame | None
 
@@ -259,13 +289,9 @@ def _read(engine: Engine, federation: str, info: dict[str, Any]) -> _Federation:
     findings = _grouped(queries.site_findings(engine, federation).to_dicts(), "competition_id")
     change_rows = queries.site_changes(engine, federation).to_dicts()
     # One list of game tuples (GAME_COLUMNS) per player, competition and period, in rating order:
-    # grouped by polars, not row by row in Python (half a million rows at 50,000 players).
-    key = ["player_id", "competition_id", "period"]
-    grouped = queries.site_explanations(engine, federation).group_by(key, maintain_order=True).agg(GAME_COLUMNS)
-    explanations = {
-        (pid, cid, period): list(zip(*columns, strict=True))
-        for pid, cid, period, *columns in grouped.iter_rows()
-    }
+    # grouped by polars, the tuples made only when a card asks (in the worker that renders it).
+    explanations = _Grouped(queries.site_explanations(engine, federation),
+                            ["player_id", "competition_id", "period"], GAME_COLUMNS)
     return _Federation(
         federation=federation, info=info, editions=editions.to_dicts(), entries=entries,
         players=players, competitions=competitions, findings=findings,
@@ -303,49 +329,56 @@ def _edition_summaries(fed: _Federation) -> list[dict[str, Any]]:
     return out
 
 
-# ------------------------------------------------------------------ parallel cards
-#: Fewer cards than this are rendered in the calling process (a fork costs more than it saves).
+# ------------------------------------------------------------------ parallel pages
+#: Fewer cards than this: every page is rendered in the calling process (a fork costs more than it saves).
 PARALLEL_FROM = 2_000
 
-#: What the forked card renderers run: (render one card, the ids, one slice per worker).
-_JOB: tuple[Callable[[str], None], Sequence[str], int, Path] | None = None
+#: Cards (or competition pages) per job handed to a worker: small enough to balance two workers.
+_CHUNK = 1_000
 
+#: The jobs the forked renderers run (set just before the fork, read by the children).
+_JOBS: tuple[Sequence[Callable[[], None]], Path] | None = None
 
-def _render_slice(part: int) -> tuple[int, int, list[str]]:
-    """In a forked child: render every ``workers``-th card from ``part``; report what was written."""
-    assert _JOB is not None
-    render, ids, workers, root = _JOB
-    writer = _CHILD_WRITER[0] = _Writer(root)
-    for player_id in ids[part::workers]:
-        render(player_id)
-    return writer.pages, writer.written, [str(p) for p in writer.seen]
-
-
-#: The child's own writer, which ``render`` (a closure over the parent's writer) is pointed at.
+#: The child's own writer, which the jobs (closures over the parent's writer) are pointed at.
 _CHILD_WRITER: list[Any] = [None]
 
 
-def _in_parallel(render: Callable[[str], None], ids: Sequence[str], writer: _Writer, workers: int) -> None:
-    """Call ``render`` for every id, in ``workers`` forked processes when that is worth it.
+def _run_job(index: int) -> tuple[int, int, list[str]]:
+    """In a forked child: run job ``index`` through a writer of its own; report what it wrote."""
+    assert _JOBS is not None
+    jobs, root = _JOBS
+    writer = _CHILD_WRITER[0] = _Writer(root)
+    jobs[index]()
+    return writer.pages, writer.written, [str(p) for p in writer.seen]
+
+
+def _run_jobs(jobs: Sequence[Callable[[], None]], writer: _Writer, workers: int) -> None:
+    """Run every job (each renders and writes some pages), in ``workers`` forked processes if > 1.
 
     The children only format strings and write files: no polars, no database, no
-    Prefect call, so forking a process that has those threads is safe.
+    Prefect call, so forking a process that has those threads is safe. The
+    jobs are handed out one at a time (the first ones are the biggest), so the
+    workers finish together. The objects read from the warehouse are frozen out
+    of the garbage collector first: the children neither scan nor copy them.
     """
-    global _JOB
-    if workers <= 1 or len(ids) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
-        for player_id in ids:
-            render(player_id)
+    global _JOBS
+    if workers <= 1 or len(jobs) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        for job in jobs:
+            job()
         return
-    _JOB = (render, ids, workers, writer.root)
+    _JOBS = (jobs, writer.root)
     writer.delegate = _CHILD_WRITER
+    gc.collect()
+    gc.freeze()
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for pages, written, seen in pool.map(_render_slice, range(workers)):
+        with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
+            for pages, written, seen in pool.imap_unordered(_run_job, range(len(jobs))):
                 writer.pages += pages
                 writer.written += written
                 writer.seen.update(Path(p) for p in seen)
     finally:
-        _JOB = None
+        gc.unfreeze()
+        _JOBS = None
         writer.delegate = None
 
 
@@ -363,22 +396,43 @@ class _Clock:
         self.last = now
 
 
+#: The columns of an edition's line that its page shows (list_rows).
+_LIST_COLUMNS: tuple[str, ...] = ("player_id", "rank", "rating", "change", "new", "category", "status", "games")
+
+
 def _render_federation(
     fed: _Federation, writer: _Writer, out: Path, result: SiteResult, workers: int = 1,
 ) -> dict[str, Any]:
+    """Render one federation's pages. Everything that needs polars is prepared here, in this
+    process; the pages themselves are rendered by jobs, in forked workers when ``workers`` > 1
+    and the federation has at least :data:`PARALLEL_FROM` cards."""
+    clock = _Clock(result)
     base = _fed_dir(fed.federation)
     root = out / base
     editions = _edition_summaries(fed)
     extra_columns = [c for c in (fed.editions[0] if fed.editions else {}) if c not in queries.EDITIONS_SCHEMA
                      and c not in _INTERNAL_EDITION_COLUMNS]
-    per_edition = {ed: rows for (ed,), rows in
-                   ((k, v.to_dicts()) for k, v in fed.entries.partition_by("ed", as_dict=True).items())}
+    # Every edition's lines as plain Python columns; fed.entries is sorted by edition, so each
+    # edition is one slice of them.
+    columns = [fed.entries.get_column(c).to_list() for c in _LIST_COLUMNS]
+    slices: dict[int, tuple[int, int]] = {}
+    start = 0
+    for ed, count in fed.entries.group_by("ed", maintain_order=True).len().iter_rows():
+        slices[ed] = (start, start + count)
+        start += count
+
+    def rows_of(ed: int) -> list[dict[str, Any]]:
+        start, end = slices.get(ed, (0, 0))
+        return [dict(zip(_LIST_COLUMNS, row, strict=True)) for row in zip(*(c[start:end] for c in columns),
+                                                                           strict=True)]
+
     latest = editions[-1] if editions else None
     labels = [e["edition"] for e in editions]
     dates = [e["as_of"].isoformat() for e in editions]
     common = {"federation": fed.federation, "dir": base, "fed_name": fed.info.get("name") or fed.federation,
               "info": fed.info, "latest": latest}
-    corrections = fed.corrections
+    diffs = {e["index"]: _corrections_for(fed.corrections, e) if fed.corrections is not None else None
+             for e in editions}
     player_names = {pid: p.get("name") for pid, p in fed.players.items()}
     for row in fed.entries.select("player_id", "name").unique("player_id", keep="last").iter_rows():
         if not player_names.get(row[0]):
@@ -387,46 +441,30 @@ def _render_federation(
     names_top = Names(player_names, "players/")       # from the federation's index
     names_card = Names(player_names, "")              # from a card to another card
     cells = edition_cells(editions)
-
-    clock = _Clock(result)
-    # Editions: the list (the latest), the archive, one page each.
-    edition_page = _template("edition.html")
-    for e in editions:
-        rows = per_edition.get(e["index"], [])
-        categories = sorted({r["category"] for r in rows if r["category"]})
-        statuses = [s for s in STATUS_ORDER if any(r["status"] == s for r in rows)]
-        diff = None
-        if corrections is not None:
-            diff = _corrections_for(corrections, e)
-        ctx = {**common, "edition": e, "previous": editions[e["index"] - 1] if e["index"] else None,
-               "rows": list_rows(rows, names_deep), "categories": categories, "statuses": statuses,
-               "extra_columns": extra_columns, "corrections": diff, "is_current": e is latest}
-        writer.write(f"{base}/editions/{e['edition']}.html", edition_page.render(root="../../", **ctx))
-    if latest is not None:
-        rows = per_edition.get(latest["index"], [])
-        writer.write(f"{base}/index.html", edition_page.render(
-            root="../", **{**common, "edition": latest,
-                           "previous": editions[-2] if len(editions) > 1 else None,
-                           "rows": list_rows(rows, names_top),
-                           "categories": sorted({r["category"] for r in rows if r["category"]}),
-                           "statuses": [s for s in STATUS_ORDER if any(r["status"] == s for r in rows)],
-                           "extra_columns": extra_columns, "corrections": None, "is_current": True,
-                           "is_list": True}))
-    writer.write(f"{base}/editions/index.html", _template("archive.html").render(
-        root="../../", **common, editions=list(reversed(editions)), extra_columns=extra_columns,
-        has_corrections=corrections is not None))
-
-    clock.lap("editions")
-    # Player cards.
-    card = _template("player.html")
-    competitions = {c["competition_id"]: c for c in fed.competitions}
     # Each player's lines on every edition (ENTRY_COLUMNS tuples, oldest first), grouped by polars.
-    history = {
-        pid: list(zip(*columns, strict=True))
-        for pid, *columns in fed.entries.group_by("player_id", maintain_order=True).agg(ENTRY_COLUMNS).iter_rows()
-    }
+    history = _Grouped(fed.entries, ["player_id"], ENTRY_COLUMNS)
     player_ids = sorted(set(history) | set(fed.changes))
+    competitions = {c["competition_id"]: c for c in fed.competitions}
+    edition_page, card, competition_page = (_template(n) for n in ("edition.html", "player.html",
+                                                                     "competition.html"))
+    clock.lap("prepare")
 
+    # Editions: one page each, and the current one again as the federation's list.
+    def render_edition(e: dict[str, Any], *, as_list: bool = False) -> None:
+        rows = rows_of(e["index"])
+        ctx = {**common, "edition": e, "categories": sorted({r["category"] for r in rows if r["category"]}),
+               "statuses": [s for s in STATUS_ORDER if any(r["status"] == s for r in rows)],
+               "extra_columns": extra_columns, "is_current": e is latest}
+        if as_list:
+            writer.write(f"{base}/index.html", edition_page.render(
+                root="../", **ctx, previous=editions[-2] if len(editions) > 1 else None,
+                rows=list_rows(rows, names_top), corrections=None, is_list=True))
+        else:
+            writer.write(f"{base}/editions/{e['edition']}.html", edition_page.render(
+                root="../../", **ctx, previous=editions[e["index"] - 1] if e["index"] else None,
+                rows=list_rows(rows, names_deep), corrections=diffs[e["index"]]))
+
+    # Player cards.
     def render_card(player_id: str) -> None:
         listed = history.get(player_id, [])
         series: list[float | None] = [None] * len(editions)
@@ -445,14 +483,8 @@ def _render_federation(
                                                    fed.explanations, player_id, names_card),
             chart=_json_block(chart), points=sum(v is not None for v in series)))
 
-    _in_parallel(render_card, player_ids, writer, workers)
-    result.players[fed.federation] = len(player_ids)
-    result.removed += writer.prune(root / "players")
-
-    clock.lap("cards")
-    # Competition pages.
-    page = _template("competition.html")
-    for comp in fed.competitions:
+    # Competition pages: the organiser's report and the changes it produced.
+    def render_competition(comp: dict[str, Any]) -> None:
         cid = comp["competition_id"]
         changes = sorted(fed.changes_by_competition.get(cid, []), key=lambda c: -(c["rating_after"] or 0))
         has_period = any(c["period"] for c in changes)
@@ -463,16 +495,34 @@ def _render_federation(
         status = comp["status"]
         if status == "accepted" and "exclude" in severities:
             status = "accepted_with_exclusions"
-        writer.write(f"{base}/competitions/{page_name(cid)}", page.render(
+        writer.write(f"{base}/competitions/{page_name(cid)}", competition_page.render(
             root="../../", **common, comp=comp, status=status, findings=findings, changes=bool(changes),
             has_period=has_period, change_rows=change_rows(changes, names_deep, period=has_period)))
+
+    def chunks(items: Sequence[Any], render: Callable[[Any], None]) -> list[Callable[[], None]]:
+        return [functools.partial(_each, render, items[i:i + _CHUNK]) for i in range(0, len(items), _CHUNK)]
+
+    jobs: list[Callable[[], None]] = [functools.partial(render_edition, e) for e in editions]
+    if latest is not None:
+        jobs.append(functools.partial(render_edition, latest, as_list=True))
+    jobs += chunks(player_ids, render_card) + chunks(fed.competitions, render_competition)
+    _run_jobs(jobs, writer, workers if len(player_ids) >= PARALLEL_FROM else 1)
+    clock.lap("pages")
+    writer.write(f"{base}/editions/index.html", _template("archive.html").render(
+        root="../../", **common, editions=list(reversed(editions)),
+        # Only the columns that say something: a column empty on every edition, or ``kind`` when
+        # every edition is an ordinary one, stays off the table.
+        extra_columns=[c for c in extra_columns
+                       if any(e[c] and not (c == "kind" and e[c] == "ordinary") for e in editions)],
+        has_corrections=fed.corrections is not None))
+    result.players[fed.federation] = len(player_ids)
     result.competitions[fed.federation] = len(fed.competitions)
+    result.removed += writer.prune(root / "players")
     result.removed += writer.prune(root / "competitions")
     result.removed += writer.prune(root / "editions")
 
-    clock.lap("competitions")
     # Overview: distribution on the current edition, activity by month.
-    current_rows = per_edition.get(latest["index"], []) if latest else []
+    current_rows = rows_of(latest["index"]) if latest else []
     hist = _histogram([r["rating"] for r in current_rows if r["rating"] is not None])
     activity: dict[str, dict[str, Any]] = {}
     for comp in fed.competitions:
@@ -484,7 +534,7 @@ def _render_federation(
         slot["games"] += comp["games_rated"] or 0
         slot["players"].update(c["player_id"] for c in fed.changes_by_competition.get(comp["competition_id"], []))
     months = sorted(activity)
-    status_counts = defaultdict(int)
+    status_counts: dict[str, int] = defaultdict(int)
     for r in current_rows:
         status_counts[r["status"] or "unrated"] += 1
     writer.write(f"{base}/overview.html", _template("overview.html").render(
@@ -505,6 +555,11 @@ def _render_federation(
     night = [c for c in fed.competitions if last and c["load_id"] == last["load_id"]]
     return {**common, "dir": base, "editions": len(editions), "players": len(player_ids),
             "last_load": last, "night": night}
+
+
+def _each(render: Callable[[Any], None], items: Iterable[Any]) -> None:
+    for item in items:
+        render(item)
 
 
 def _corrections_for(corrections: pl.DataFrame, edition: Mapping[str, Any]) -> list[dict[str, Any]] | None:

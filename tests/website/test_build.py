@@ -219,3 +219,51 @@ def test_cards_rendered_in_forked_workers_are_the_same_pages(
     (site / FED / "players" / "gone.html").write_text("stale")
     again = website.build_site(warehouse.get_engine(small_season.url), site, generated=date(2026, 1, 1), workers=3)
     assert (again.written, again.removed) == (0, 1)
+
+
+def test_archive_shows_no_column_that_says_nothing(small_site: Path) -> None:
+    """Bookkeeping columns of the editions (an empty list name, ``kind`` = ordinary everywhere) stay off."""
+    import re
+
+    page = (small_site / FED / "editions" / "index.html").read_text(encoding="utf-8")
+    body = page[page.index("<tbody>"):page.index("</tbody>")]
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.DOTALL) for row in re.findall(r"<tr>(.*?)</tr>", body, re.DOTALL)]
+    assert rows and all(len(r) == len(rows[0]) for r in rows)
+    for column in range(len(rows[0])):
+        assert any(r[column].strip() for r in rows), f"column {column} of the archive is empty on every edition"
+    assert ">ordinary<" not in page
+
+
+def test_a_new_edition_rewrites_only_the_pages_it_changes(small_season: SmallSeason, tmp_path: Path) -> None:
+    """The night that publishes one more edition: its page, the previous one (no longer current), the
+    archive, list, overview and index, and the cards of the players on it; never an older edition or a
+    competition page."""
+    import sqlite3
+
+    from warehouse.site import site_editions, site_entries
+
+    full = warehouse.get_engine(small_season.url)
+    editions = site_editions(full, FED)
+    last, previous = editions.row(-1, named=True), editions.row(-2, named=True)
+    on_last = set(site_entries(full, FED).filter(pl.col("list_id") == last["list_id"]).get_column("player_id"))
+    # The warehouse the night before: the same, less the last edition.
+    before_db = tmp_path / "before.db"
+    shutil.copy(small_season.url.removeprefix("sqlite:///"), before_db)
+    with sqlite3.connect(before_db) as conn:
+        # The copy only: a published edition is immutable (triggers), this one was never published.
+        for (trigger,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+            conn.execute(f'DROP TRIGGER "{trigger}"')
+        conn.execute("DELETE FROM rating_list_entries WHERE list_id = ?", (last["list_id"],))
+        conn.execute("DELETE FROM rating_lists WHERE id = ?", (last["list_id"],))
+    site = tmp_path / "site"
+    website.build_site(warehouse.get_engine(f"sqlite:///{before_db}"), site, generated=date(2026, 1, 1))
+    before = {p.relative_to(site): p.read_bytes() for p in _pages(site)}
+    result = website.build_site(full, site, generated=date(2026, 1, 1))
+    after = {p.relative_to(site): p.read_bytes() for p in _pages(site)}
+    written = {p for p in after if before.get(p) != after[p]}
+    assert result.written == len(written)
+    fed = Path(FED)
+    assert {p for p in written if p.parent.name != "players"} == {
+        Path("index.html"), fed / "index.html", fed / "overview.html", fed / "editions" / "index.html",
+        fed / "editions" / f"{last['edition']}.html", fed / "editions" / f"{previous['edition']}.html"}
+    assert {fed / "players" / page_name(pid) for pid in on_last} <= written
