@@ -74,6 +74,17 @@ def write_error_log(error: BaseException, command: str) -> Path:
     return path
 
 
+def affects_every_federation(error: BaseException) -> bool:
+    """An error no other federation would escape: the warehouse unreachable or gone, another
+    run's lock. The nightly run stops on these; any other error stops one federation only."""
+    from sqlalchemy.exc import InterfaceError, OperationalError
+
+    names = {cls.__name__ for cls in type(error).__mro__}
+    return isinstance(error, (OperationalError, InterfaceError)) or bool(
+        names & {"WarehouseUnavailableError", "WarehouseBusyError", "MigrationError"}
+    )
+
+
 def one_line(error: BaseException) -> str:
     """``TypeName: first line of the message``, secrets masked."""
     text = str(error).strip().splitlines()

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 import polars as pl
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 from sqlalchemy.engine import Engine
 
@@ -31,6 +31,7 @@ import warehouse
 from formats.schema import COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
 from tasks.frames import concat
 from tasks.ingest import FederationBatch
+from tasks.runtime import get_run_logger
 
 
 def merged_history(history: warehouse.History, batch: FederationBatch) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
