@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from datetime import date
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, ParamSpec
+from typing import Annotated, Any, Literal, ParamSpec
 
 import typer
 from typer.core import TyperGroup
@@ -498,7 +498,7 @@ def seed(
         return
     typer.echo(
         "competitions already rated are not re-rated by a seed: run "
-        f"`ratings backfill --federation {federation} --from {as_of or 'DATE'}` to re-rate them from this list"
+        f"`ratings backfill --federation {federation} --from {as_of or 'DATE'!s}` to re-rate them from this list"
     )
 
 
@@ -791,12 +791,13 @@ def report(
 
     if format not in ("markdown", "html"):
         _fail(f"--format expects markdown or html, not {format!r}")
+    fmt: Literal["markdown", "html"] = "html" if format == "html" else "markdown"
     from warehouse.lookups import competitions_of_file, file_findings
 
     db = _engine(warehouse_url)
     rep = report_from_warehouse(db, competition_id, federation)
     if rep is not None:
-        sys.stdout.write(validations.render_report(rep, fmt=format))
+        sys.stdout.write(validations.render_report(rep, fmt=fmt))
         return
     # A file name: the report of each competition it holds, or the unreadable file's own.
     name = Path(competition_id).name
@@ -805,12 +806,12 @@ def report(
         for fed, cid in held:
             found = report_from_warehouse(db, cid, fed)
             if found is not None:
-                sys.stdout.write(validations.render_report(found, fmt=format))
+                sys.stdout.write(validations.render_report(found, fmt=fmt))
         return
     findings = file_findings(db, name, federation)
     if findings.height:
         fed = federation or str(findings.get_column("federation").drop_nulls().first() or "")
-        sys.stdout.write(validations.render_report(validations.file_report(name, findings, federation=fed), fmt=format))
+        sys.stdout.write(validations.render_report(validations.file_report(name, findings, federation=fed), fmt=fmt))
         return
     _fail(f"no competition {competition_id!r}" + (f" for {federation}" if federation else "")
           + " in the warehouse, nor a file of that name")

@@ -42,6 +42,10 @@ def mask_secrets(text: str) -> str:
         match = _PASSWORD_IN_URL.search(url)
         if match and match["pw"]:
             text = text.replace(match["pw"], "***")
+    from warehouse.db import secret_passwords  # URLs read from a Prefect Secret block
+
+    for password in secret_passwords():
+        text = text.replace(password, "***")
     return text
 
 
@@ -118,4 +122,4 @@ def quiet_console_tracebacks() -> None:
         if isinstance(handler, PrefectConsoleHandler) and not any(
             isinstance(f, _NoTraceback) for f in handler.filters
         ):
-            handler.addFilter(_NoTraceback())  # type: ignore[arg-type]
+            handler.addFilter(_NoTraceback())

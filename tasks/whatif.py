@@ -78,7 +78,7 @@ def _known_players(history: warehouse.History, batch: FederationBatch) -> set[st
     ids |= set(batch.players.get_column("player_id").to_list())
     for frame in (history.games, batch.games):
         ids |= set(frame.get_column("player_a").to_list()) | set(frame.get_column("player_b").to_list())
-    ids.discard(None)  # type: ignore[arg-type]
+    ids.discard(None)
     return ids
 
 
