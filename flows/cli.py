@@ -1,9 +1,10 @@
 """The ``ratings`` command line (DESIGN.md, "CLI").
 
-``run``, ``backfill`` and ``whatif`` run the Prefect flows (a temporary local Prefect
-server is started when no ``PREFECT_API_URL`` is configured), showing their stages as
-they go; ``seed``, ``list`` and
-``report`` talk to the warehouse directly. A user's mistake (an unknown federation,
+``run``, ``backfill`` and ``whatif`` run the flows, showing their stages as they go:
+under the Prefect engine when a Prefect API is configured (``PREFECT_API_URL``, the
+profile), else in-process, without starting a Prefect server
+(``flows/orchestration.py``; ``RATINGS_ORCHESTRATOR=prefect|local`` forces one way).
+``seed``, ``list`` and ``report`` talk to the warehouse directly. A user's mistake (an unknown federation,
 a missing file, an unreachable database) ends with a one-line reason and a
 non-zero exit code, never a traceback.
 """
@@ -21,7 +22,7 @@ from collections.abc import Callable, Iterator
 from datetime import date
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, ParamSpec
+from typing import Annotated, Any, Literal, ParamSpec
 
 import typer
 from typer.core import TyperGroup
@@ -143,7 +144,7 @@ def _friendly(command: Callable[P, None]) -> Callable[P, None]:
         from flows import errors
 
         try:
-            if command.__name__ in _FLOW_COMMANDS:
+            if command.__name__ in _FLOW_COMMANDS and _engine_mode():
                 errors.quiet_console_tracebacks()   # Prefect logs a failed flow's traceback
             command(*args, **kwargs)
         except (typer.Exit, typer.Abort, KeyboardInterrupt, SystemExit):
@@ -164,6 +165,13 @@ def _friendly(command: Callable[P, None]) -> Callable[P, None]:
 
 #: Commands that run Prefect flows (whose console logging must not print tracebacks).
 _FLOW_COMMANDS = frozenset({"run", "backfill", "whatif", "site"})
+
+
+def _engine_mode() -> bool:
+    """Do the flows run under the Prefect engine (``flows.orchestration``)?"""
+    from flows.orchestration import use_prefect_engine
+
+    return use_prefect_engine()
 
 
 def errors_busy() -> type[Exception]:
@@ -309,13 +317,42 @@ class _StageProgress(logging.Handler):
         super().close()
 
 
+class _FlowLines(logging.Handler):
+    """A flow's own log lines when it runs in-process, printed beside the progress bars."""
+
+    def __init__(self, progress: _StageProgress, level: int) -> None:
+        super().__init__(level=level)
+        self.progress = progress
+        self.flow_level = level
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = f"{record.levelname.lower()}: {record.getMessage()}"
+        if self.progress.bars is not None:
+            self.progress.bars.console.print(line, markup=False, highlight=False)
+        else:
+            print(f"[{time.monotonic() - self.progress.started:6.1f}s] {line}", file=sys.stderr, flush=True)
+
+
 @contextlib.contextmanager
 def _progress(tasks: list[str]) -> Iterator[None]:
     """Show the flow's stages while it runs: bars on a terminal, plain log lines when stdout
     is not one (a log file, a pipe, a scheduler)."""
+    from tasks.runtime import FLOW_LOGGER, TASK_LOGGER
+
     live = sys.stdout.isatty()
     handler = _StageProgress(tasks, live)
-    loggers = [logging.getLogger("prefect.task_runs")]
+    # Prefect's task-run logger under the engine; the plain one when the flow runs in-process.
+    loggers = [logging.getLogger("prefect.task_runs"), logging.getLogger(TASK_LOGGER)]
+    # In-process, the flow's own lines (an error in one federation) have no Prefect console:
+    # warnings and errors always print, the rest when there are no bars.
+    flow_lines = _FlowLines(handler, logging.WARNING if live else logging.INFO)
+    flow_logger = logging.getLogger(FLOW_LOGGER)
+    flow_logger.addHandler(flow_lines)
+    # Printed here, once: not again by whatever handles the root logger (Prefect's console).
+    plain = [(logger, logger.level, logger.propagate) for logger in (logging.getLogger(TASK_LOGGER), flow_logger)]
+    for logger, _, _ in plain:
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
     muted: list[tuple[logging.Handler, int]] = []
     if live:
         # Prefect's own console lines would tear through the bars: only its warnings print meanwhile.
@@ -331,6 +368,10 @@ def _progress(tasks: list[str]) -> Iterator[None]:
     finally:
         for logger in loggers:
             logger.removeHandler(handler)
+        flow_logger.removeHandler(flow_lines)
+        for logger, level, propagate in plain:
+            logger.setLevel(level)
+            logger.propagate = propagate
         handler.close_bars()
         for h, level in muted:
             h.setLevel(level)
@@ -358,16 +399,27 @@ def run(
         _fail(f"inbox folder {str(inbox)!r} does not exist")
     _engine(warehouse_url)  # migrate (or refuse) before the flow starts
     from flows.nightly import nightly
+    from flows.orchestration import run_flow
 
     with _url_in_environment(warehouse_url), _progress(   # the URL is never a flow parameter: Prefect stores those
         ["ingest_inbox", "validate_batch", "rate_federation", "load_federation", "publish_federation", "publish_site"]
     ):
-        summary = nightly(
-            inbox=str(inbox), warehouse_url=None, federation=federation, as_of=day,
+        summary = run_flow(
+            nightly, inbox=str(inbox), warehouse_url=None, federation=federation, as_of=day,
             reports_dir=str(reports), gx_root=str(gx_root) if gx_root else None,
             site_dir=None if no_site else str(site),
         )
     _print_summary(summary)
+    failed = getattr(summary, "internal_errors", {})
+    if failed:
+        # The other federations ran to the end; the exit code says one did not (README, exit codes).
+        first, *others = sorted(failed.items())
+        more = f" (and in {', '.join(fed for fed, _ in others)}: see the file outcomes)" if others else ""
+        head, _, where = first[1].rpartition("; ")
+        from flows import errors
+
+        typer.echo(f"ratings: {head}{more}; {where}", err=True)
+        raise typer.Exit(code=errors.EXIT_INTERNAL)
 
 
 def _print_summary(summary) -> None:  # type: ignore[no-untyped-def]
@@ -446,7 +498,7 @@ def seed(
         return
     typer.echo(
         "competitions already rated are not re-rated by a seed: run "
-        f"`ratings backfill --federation {federation} --from {as_of or 'DATE'}` to re-rate them from this list"
+        f"`ratings backfill --federation {federation} --from {as_of or 'DATE'!s}` to re-rate them from this list"
     )
 
 
@@ -468,11 +520,12 @@ def backfill(
     end = _parse_date(to, "--to")
     _engine(warehouse_url)
     from flows.backfill import backfill as backfill_flow
+    from flows.orchestration import run_flow
 
     with _url_in_environment(warehouse_url), _progress(   # the URL is never a flow parameter: Prefect stores those
         ["stored_changes", "rate_federation", "load_federation", "publish_federation", "publish_site"]
     ):
-        result = backfill_flow(federation=federation, from_date=start, to_date=end, warehouse_url=None,
+        result = run_flow(backfill_flow, federation=federation, from_date=start, to_date=end, warehouse_url=None,
                                site_dir=None if no_site else str(site))
     typer.echo(
         f"{federation}: {result.competitions_rerated} competition(s) re-rated from {start}, "
@@ -503,9 +556,8 @@ def whatif(
     warehouse_url: WarehouseOpt = None,
 ) -> None:
     """What if: re-rate in memory with a change and print every player whose rating would move. Writes nothing."""
-    import warehouse
     from flows.config import federation_config
-    from flows.whatif import WhatIfError, check_request, parse_assignment, read_added
+    from flows.whatif import WhatIfError, check_whatif, parse_assignment
 
     federation_config(federation)
     ratings: dict[str, float] = {}
@@ -520,15 +572,15 @@ def whatif(
     added = [str(p) for p in add or []]
     if not (ratings or ranks or excluded or added):
         _fail("whatif needs a change: --set-rating, --set-rank, --exclude or --add")
-    db = _engine(warehouse_url)
+    _engine(warehouse_url)
     # Refuse an unknown player, competition or file here, in one line, before the flow starts.
-    check_request(warehouse.history(db, federation), read_added(added, federation),
-                  set_rating=ratings, set_rank=ranks, exclude=excluded)
+    check_whatif(warehouse_url, federation, set_rating=ratings, set_rank=ranks, exclude=excluded, add=added)
+    from flows.orchestration import run_flow
     from flows.whatif import whatif as whatif_flow
 
-    with _progress(["read_state", "read_added", "validate_batch", "rate_whatif"]):
-        result = whatif_flow(federation=federation, set_rating=ratings, set_rank=ranks, exclude=excluded,
-                             add=added, warehouse_url=warehouse_url)
+    with _url_in_environment(warehouse_url), _progress(["read_state", "read_added", "validate_batch", "rate_whatif"]):
+        result = run_flow(whatif_flow, federation=federation, set_rating=ratings, set_rank=ranks, exclude=excluded,
+                             add=added, warehouse_url=None)   # the URL is never a flow parameter
     frame = result.ripple
     if format is WhatIfFormat.csv:
         sys.stdout.write(frame.write_csv())
@@ -739,12 +791,13 @@ def report(
 
     if format not in ("markdown", "html"):
         _fail(f"--format expects markdown or html, not {format!r}")
+    fmt: Literal["markdown", "html"] = "html" if format == "html" else "markdown"
     from warehouse.lookups import competitions_of_file, file_findings
 
     db = _engine(warehouse_url)
     rep = report_from_warehouse(db, competition_id, federation)
     if rep is not None:
-        sys.stdout.write(validations.render_report(rep, fmt=format))
+        sys.stdout.write(validations.render_report(rep, fmt=fmt))
         return
     # A file name: the report of each competition it holds, or the unreadable file's own.
     name = Path(competition_id).name
@@ -753,12 +806,12 @@ def report(
         for fed, cid in held:
             found = report_from_warehouse(db, cid, fed)
             if found is not None:
-                sys.stdout.write(validations.render_report(found, fmt=format))
+                sys.stdout.write(validations.render_report(found, fmt=fmt))
         return
     findings = file_findings(db, name, federation)
     if findings.height:
         fed = federation or str(findings.get_column("federation").drop_nulls().first() or "")
-        sys.stdout.write(validations.render_report(validations.file_report(name, findings, federation=fed), fmt=format))
+        sys.stdout.write(validations.render_report(validations.file_report(name, findings, federation=fed), fmt=fmt))
         return
     _fail(f"no competition {competition_id!r}" + (f" for {federation}" if federation else "")
           + " in the warehouse, nor a file of that name")

@@ -42,6 +42,10 @@ def mask_secrets(text: str) -> str:
         match = _PASSWORD_IN_URL.search(url)
         if match and match["pw"]:
             text = text.replace(match["pw"], "***")
+    from warehouse.db import secret_passwords  # URLs read from a Prefect Secret block
+
+    for password in secret_passwords():
+        text = text.replace(password, "***")
     return text
 
 
@@ -72,6 +76,17 @@ def write_error_log(error: BaseException, command: str) -> Path:
         mask_secrets(f"ratings {command}: unexpected error at {stamp}\n\n{detail}"), encoding="utf-8"
     )
     return path
+
+
+def affects_every_federation(error: BaseException) -> bool:
+    """An error no other federation would escape: the warehouse unreachable or gone, another
+    run's lock. The nightly run stops on these; any other error stops one federation only."""
+    from sqlalchemy.exc import InterfaceError, OperationalError
+
+    names = {cls.__name__ for cls in type(error).__mro__}
+    return isinstance(error, (OperationalError, InterfaceError)) or bool(
+        names & {"WarehouseUnavailableError", "WarehouseBusyError", "MigrationError"}
+    )
 
 
 def one_line(error: BaseException) -> str:
@@ -107,4 +122,4 @@ def quiet_console_tracebacks() -> None:
         if isinstance(handler, PrefectConsoleHandler) and not any(
             isinstance(f, _NoTraceback) for f in handler.filters
         ):
-            handler.addFilter(_NoTraceback())  # type: ignore[arg-type]
+            handler.addFilter(_NoTraceback())

@@ -6,26 +6,29 @@ cron schedule) or by hand with ``ratings run``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
-from prefect import flow, get_run_logger
-from prefect.artifacts import create_markdown_artifact
+from prefect import flow
 
-import validations
+from flows import errors
 from flows.config import federation_config
-from formats.schema import COMPETITIONS_SCHEMA, FINDINGS_SCHEMA, RATING_CHANGES_SCHEMA
+from flows.orchestration import call, get_run_logger
 from tasks.decisions import record_approvals_rated, with_pending_approvals
-from tasks.frames import concat
-from tasks.ingest import FILES_SCHEMA, ingest_inbox
+from tasks.gx import build_data_docs, prepare_gx_project
+from tasks.ingest import FederationBatch, ingest_inbox
 from tasks.load import load_federation
 from tasks.publish import Published, publish_federation
 from tasks.rate import rate_federation
 from tasks.site import publish_site
+from tasks.summary import summarise_night
 from tasks.validate import validate_batch
 from warehouse.guard import checkpoint, exclusive
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @dataclass
@@ -41,6 +44,9 @@ class NightlyRun:
     report_paths: list[str] = field(default_factory=list)
     summary_markdown: str = ""
     file_outcomes: dict[str, str] = field(default_factory=dict)   # file -> its one outcome, with the reason
+    #: federation -> what failed unexpectedly (one line, with the log file of the details);
+    #: the other federations ran to the end (``ratings run`` exits 2).
+    internal_errors: dict[str, str] = field(default_factory=dict)
 
 
 @flow(name="nightly", description="Ingest new result files, validate, rate, load and publish.")
@@ -84,66 +90,75 @@ def nightly(
     summary = NightlyRun(as_of=as_of)
     if gx_root:
         # Created once, before any validation: concurrent writers corrupt a GX file project.
-        validations.ensure_gx_project(Path(gx_root))
-    ingested = ingest_inbox(inbox, warehouse_url, federation)
+        call(prepare_gx_project, gx_root)
+    ingested = call(ingest_inbox, inbox, warehouse_url, federation)
     checkpoint("ingest")
     # Competitions the rating officer approved since the last run are rated tonight,
     # even when no new file arrived for their federation (issue 14).
-    approved = with_pending_approvals(ingested, warehouse_url, federation)
+    approved = call(with_pending_approvals, ingested, warehouse_url, federation)
     summary.files_seen = ingested.files_seen
     summary.files_skipped = ingested.files_skipped
     summary.files_ignored = ingested.files_ignored
-    competition_frames: list[pl.DataFrame] = []
-    finding_frames: list[pl.DataFrame] = []
-    change_frames: list[pl.DataFrame] = []
+    finished: list[FederationBatch] = []
+    changes: dict[str, pl.DataFrame] = {}
+    failed_files: dict[str, str] = {}
     for fed, batch in sorted(ingested.batches.items()):
-        config = federation_config(fed) if fed != "unknown" else {}
-        if config:
-            batch = validate_batch(batch, config, gx_root, warehouse_url)
-            checkpoint("validate")
-            rated = rate_federation(batch, warehouse_url, config, as_of)
-            checkpoint("rate")
-            run, progress = rated.run, rated.progress
-        else:
-            run, progress, rated = None, None, None
-        load_federation(batch, run, warehouse_url, config, rated)
-        checkpoint("load")
-        if run is not None and fed in approved:
-            record_approvals_rated(fed, warehouse_url)
-        published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir, progress, rated,
-                                       also_report=approved.get(fed, []))
-        checkpoint("publish")
+        stage = "validate"
+        try:
+            config = federation_config(fed) if fed != "unknown" else {}
+            if config:
+                batch = call(validate_batch, batch, config, gx_root, warehouse_url)
+                checkpoint("validate")
+                stage = "rate"
+                rated = call(rate_federation, batch, warehouse_url, config, as_of)
+                checkpoint("rate")
+                run, progress = rated.run, rated.progress
+            else:
+                run, progress, rated = None, None, None
+            stage = "load"
+            call(load_federation, batch, run, warehouse_url, config, rated)
+            checkpoint("load")
+            if run is not None and fed in approved:
+                call(record_approvals_rated, fed, warehouse_url)
+            stage = "publish"
+            published = call(publish_federation, batch, run, warehouse_url, config, as_of, reports_dir, progress,
+                             rated, also_report=approved.get(fed, []))
+            checkpoint("publish")
+        except Exception as error:   # one federation's bug must not stop the others' night
+            if errors.affects_every_federation(error):
+                raise
+            line = _internal_error(fed, stage, error)
+            logger.error("%s", line)
+            summary.internal_errors[fed] = line
+            failed_files.update({str(source): f"not finished: {line}"
+                                 for source in batch.files.get_column("source").to_list()})
+            continue
         summary.published[fed] = published
         summary.competitions[fed] = dict(published.reports)
         summary.report_paths += published.report_paths
-        competition_frames.append(batch.competitions)
-        finding_frames.append(batch.findings)
+        finished.append(batch)
         if run is not None:
-            tonight = batch.competitions.get_column("competition_id").to_list()
-            change_frames.append(run.changes.filter(pl.col("competition_id").is_in(tonight)))
-    files_tonight = concat([b.files for b in ingested.batches.values()], FILES_SCHEMA)
-    summary.file_outcomes = validations.file_outcomes(
-        files=files_tonight, competitions=concat(competition_frames, COMPETITIONS_SCHEMA),
-        statuses=summary.competitions, findings=concat(finding_frames, FINDINGS_SCHEMA),
-        skipped=summary.files_skipped, ignored=summary.files_ignored,
+            changes[fed] = run.changes
+    summary.file_outcomes, summary.summary_markdown = call(
+        summarise_night, finished, changes, summary.competitions, as_of=as_of,
+        skipped=summary.files_skipped, ignored=summary.files_ignored, failed=failed_files,
+        files=[b.files for b in ingested.batches.values()],
     )
-    night = validations.NightlySummary.from_frames(
-        files=concat([b.files for b in ingested.batches.values()], FILES_SCHEMA),
-        competitions=concat(competition_frames, COMPETITIONS_SCHEMA),
-        changes=concat(change_frames, RATING_CHANGES_SCHEMA),
-        as_of=as_of,
-        files_skipped=len(summary.files_skipped),
-    )
-    summary.summary_markdown = validations.render_summary(replace(night, outcomes=summary.file_outcomes))
-    create_markdown_artifact(key="nightly-summary", markdown=summary.summary_markdown,
-                             description=f"Nightly run as of {as_of}")
     logger.info("nightly as of %s: %d file(s) seen, %d skipped", as_of, summary.files_seen,
                 len(summary.files_skipped))
     if gx_root:
-        validations.build_data_docs(Path(gx_root))
+        call(build_data_docs, gx_root)
     if site_dir is not None:
         # "" (the default): the site lives beside the reports folder, as ``ratings run`` puts it.
         site_dir = site_dir or str(Path(reports_dir).parent / "site")
-        publish_site(warehouse_url, site_dir, federation, as_of)
+        call(publish_site, warehouse_url, site_dir, federation, as_of)
     return summary
 
+
+def _internal_error(federation: str, stage: str, error: Exception) -> str:
+    """One line for an unexpected error in ``federation``'s ``stage``; the details go to a log file."""
+    try:
+        where = f"details in {errors.write_error_log(error, f'run ({federation}, {stage})')}"
+    except OSError as log_error:
+        where = f"and the log could not be written: {log_error}"
+    return f"internal error ({errors.one_line(error)}) in the {stage} stage of {federation}; {where}"

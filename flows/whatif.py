@@ -5,290 +5,43 @@ move everyone else? The flow reads the federation's history from the warehouse,
 changes it as asked (a player's entry rating or declared rank, a competition left
 out, a file added or replacing its competition), re-rates it with the same code as
 the nightly run (:func:`tasks.rate.rate`) and lists every player whose current
-rating would change. It writes nothing to the warehouse.
+rating would change. It writes nothing to the warehouse. Its stages and helpers are
+in :mod:`tasks.whatif`.
 
 Run by ``ratings whatif`` or by the ``whatif`` deployment of ``prefect.yaml``.
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from datetime import date
-from pathlib import Path
 
-import polars as pl
-from prefect import flow, get_run_logger, task
-from prefect.artifacts import create_table_artifact
-from prefect.cache_policies import NO_CACHE
+from prefect import flow
 
-import warehouse
 from flows.config import federation_config
-from formats.schema import RATINGS_SCHEMA, conform
-from tasks.ingest import FederationBatch, read_inbox
-from tasks.rate import rate
+from flows.orchestration import call
 from tasks.validate import validate_batch
+from tasks.whatif import (
+    RIPPLE_SCHEMA,
+    TOLERANCE,
+    State,
+    WhatIf,
+    WhatIfError,
+    apply_changes,
+    check_request,
+    check_whatif,
+    parse_assignment,
+    rate_whatif,
+    read_added,
+    read_added_files,
+    read_state,
+    report_whatif,
+    ripple,
+)
 
-#: Columns of the answer, in order (DESIGN.md, CLI: ``ratings whatif``).
-RIPPLE_SCHEMA: dict[str, pl.DataType] = {
-    "player_id": pl.Utf8(),
-    "name": pl.Utf8(),
-    "rating_now": pl.Float64(),
-    "rating_whatif": pl.Float64(),
-    "delta": pl.Float64(),
-}
-
-#: Ratings closer than this are the same figure (both sides come from the same arithmetic).
-TOLERANCE = 1e-9
-
-
-class WhatIfError(ValueError):
-    """A what-if that cannot be asked: an unknown player or competition, an unreadable file."""
-
-
-@dataclass
-class WhatIf:
-    """The answer: every player whose current rating would change, largest |delta| first."""
-
-    federation: str
-    ripple: pl.DataFrame                                     #: RIPPLE_SCHEMA
-    competitions_rated: int = 0
-    added: dict[str, str] = field(default_factory=dict)      #: added competition -> status after validation
-
-
-def parse_assignment(text: str, option: str, what: str) -> tuple[str, str]:
-    """``"1001=1250"`` -> ``("1001", "1250")``.
-
-    Raises
-    ------
-    WhatIfError
-        Not ``PLAYER=VALUE``.
-
-    Examples
-    --------
-    >>> parse_assignment("1001=1250", "--set-rating", "RATING")
-    ('1001', '1250')
-    """
-    player, sep, value = text.partition("=")
-    if not sep or not player.strip() or not value.strip():
-        raise WhatIfError(f"{option} expects PLAYER={what}, not {text!r}")
-    return player.strip(), value.strip()
-
-
-def _known_players(history: warehouse.History, batch: FederationBatch) -> set[str]:
-    ids: set[str] = set(history.seed.get_column("player_id").to_list())
-    ids |= set(history.players.get_column("player_id").to_list())
-    ids |= set(batch.players.get_column("player_id").to_list())
-    for frame in (history.games, batch.games):
-        ids |= set(frame.get_column("player_a").to_list()) | set(frame.get_column("player_b").to_list())
-    ids.discard(None)  # type: ignore[arg-type]
-    return ids
-
-
-def check_request(
-    history: warehouse.History,
-    batch: FederationBatch,
-    *,
-    set_rating: Mapping[str, float],
-    set_rank: Mapping[str, str],
-    exclude: Sequence[str],
-) -> None:
-    """Refuse, with one line, a what-if about a player or competition the federation does not know.
-
-    Raises
-    ------
-    WhatIfError
-        An unknown player, a declared rank for a seeded player (the seeded rating wins),
-        an invalid grade, or an unknown competition.
-    """
-    from engine import egf_gor
-
-    federation = batch.federation
-    known = _known_players(history, batch)
-    for option, players in (("--set-rating", set_rating), ("--set-rank", set_rank)):
-        for player in players:
-            if player not in known:
-                raise WhatIfError(f"{option}: unknown {federation} player {player!r}")
-    seeded = set(history.seed.get_column("player_id").to_list())
-    for player, rank in set_rank.items():
-        if player in seeded:
-            raise WhatIfError(
-                f"--set-rank: {federation} player {player!r} is on the seeded list, whose rating wins over a "
-                "declared rank: use --set-rating"
-            )
-        try:
-            egf_gor.grade_rating(rank)
-        except ValueError as error:
-            raise WhatIfError(f"--set-rank {player}={rank}: {error}") from None
-    competitions = set(history.competitions.get_column("competition_id").to_list())
-    for competition in exclude:
-        if competition not in competitions:
-            raise WhatIfError(f"--exclude: unknown {federation} competition {competition!r}")
-
-
-def apply_changes(
-    history: warehouse.History,
-    *,
-    set_rating: Mapping[str, float] | None = None,
-    set_rank: Mapping[str, str] | None = None,
-    exclude: Iterable[str] = (),
-) -> warehouse.History:
-    """The history as it would be with the change (pure; the warehouse is not touched).
-
-    ``set_rating``: the player's entry rating, on the seeded list (a player not on it
-    is added to it with no games, as a newcomer starting from that rating).
-    ``set_rank``: the declared grade an EGF newcomer starts from (a declared rating
-    in the files is dropped, since it would win over the grade). ``exclude``: the
-    competitions left out, games and all.
-
-    Examples
-    --------
-    >>> from formats.schema import empty, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
-    >>> seed = conform(pl.DataFrame({"player_id": ["7"], "rating": [1100.0], "games": [60]}), RATINGS_SCHEMA)
-    >>> h = warehouse.History(seed, empty(COMPETITIONS_SCHEMA), empty(GAMES_SCHEMA), empty(PLAYERS_SCHEMA))
-    >>> apply_changes(h, set_rating={"7": 1250.0, "8": 990.0}).seed.select("player_id", "rating", "games").rows()
-    [('7', 1250.0, 60), ('8', 990.0, 0)]
-    """
-    set_rating = dict(set_rating or {})
-    set_rank = dict(set_rank or {})
-    excluded = list(exclude)
-    seed = history.seed
-    if set_rating:
-        federation = seed.get_column("federation").drop_nulls().first() if seed.height else None
-        newcomers = [p for p in set_rating if p not in set(seed.get_column("player_id").to_list())]
-        names = dict(history.players.select("player_id", "name").iter_rows())
-        added = conform(
-            pl.DataFrame({
-                "federation": [federation] * len(newcomers), "player_id": newcomers,
-                "name": [names.get(p) for p in newcomers], "rating": [set_rating[p] for p in newcomers],
-                "games": [0] * len(newcomers),
-            }, schema_overrides={"federation": pl.Utf8, "name": pl.Utf8}),
-            RATINGS_SCHEMA,
-        )
-        new_rating = pl.col("player_id").replace_strict(set_rating, default=None, return_dtype=pl.Float64)
-        seed = pl.concat([
-            seed.with_columns(pl.coalesce(new_rating, pl.col("rating")).alias("rating")),
-            added,
-        ]).sort("player_id")
-    players = history.players
-    if set_rank:
-        rank = pl.col("player_id").replace_strict(set_rank, default=None, return_dtype=pl.Utf8)
-        missing = [p for p in set_rank if p not in set(players.get_column("player_id").to_list())]
-        if missing:
-            players = pl.concat([players, conform(pl.DataFrame({"player_id": missing}), dict(players.schema))])
-        chosen = pl.col("player_id").is_in(list(set_rank))
-        players = players.with_columns(
-            pl.coalesce(rank, pl.col("declared_rank")).alias("declared_rank"),
-            pl.when(chosen).then(None).otherwise(pl.col("declared_rating")).alias("declared_rating"),
-        )
-    competitions, games = history.competitions, history.games
-    if excluded:
-        competitions = competitions.filter(~pl.col("competition_id").is_in(excluded))
-        games = games.filter(~pl.col("competition_id").is_in(excluded))
-    return replace(history, seed=seed, competitions=competitions, games=games, players=players)
-
-
-def ripple(now: pl.DataFrame, whatif: pl.DataFrame) -> pl.DataFrame:
-    """Every player whose rating differs between two states, largest |delta| first.
-
-    A player on one side only (a newcomer of an added file, a player of an excluded
-    competition only) is listed with the other side empty and no delta, after the others.
-
-    Examples
-    --------
-    >>> now = pl.DataFrame({"player_id": ["1", "2", "3"], "name": ["A", "B", "C"], "rating": [1000.0, 1100.0, 1200.0]})
-    >>> new = pl.DataFrame({"player_id": ["1", "2", "3"], "name": ["A", "B", "C"], "rating": [1003.0, 1100.0, 1190.0]})
-    >>> ripple(now, new).rows()
-    [('3', 'C', 1200.0, 1190.0, -10.0), ('1', 'A', 1000.0, 1003.0, 3.0)]
-    """
-    left = now.select("player_id", pl.col("name").alias("_name_now"), pl.col("rating").alias("rating_now"))
-    right = whatif.select("player_id", "name", pl.col("rating").alias("rating_whatif"))
-    joined = left.join(right, on="player_id", how="full", coalesce=True).with_columns(
-        pl.coalesce("name", "_name_now").alias("name"),
-        (pl.col("rating_whatif") - pl.col("rating_now")).alias("delta"),
-    )
-    changed = joined.filter(
-        (pl.col("rating_now").is_null() != pl.col("rating_whatif").is_null())
-        | (pl.col("delta").abs() > TOLERANCE)
-    )
-    return (
-        changed.with_columns(pl.col("delta").abs().alias("_size"))
-        .sort(["_size", "player_id"], descending=[True, False], nulls_last=True)
-        .select(list(RIPPLE_SCHEMA))
-        .cast(RIPPLE_SCHEMA)  # type: ignore[arg-type]
-    )
-
-
-def read_added(paths: Sequence[str | Path], federation: str) -> FederationBatch:
-    """Read the added files as the nightly run reads its inbox (one batch of ``federation``).
-
-    Raises
-    ------
-    WhatIfError
-        A file is missing, unreadable, or holds no competition of ``federation``.
-    """
-    if not paths:
-        return FederationBatch(federation=federation)
-    with tempfile.TemporaryDirectory(prefix="ratings-whatif-") as folder:
-        inbox = Path(folder)
-        for index, name in enumerate(paths):
-            path = Path(name)
-            # One subfolder per argument: two files of the same name stay apart.
-            target = inbox / f"{index:03d}"
-            target.mkdir()
-            try:
-                if path.is_dir():
-                    shutil.copytree(path, target / path.name)
-                else:
-                    shutil.copy(path, target / path.name)
-            except OSError as error:
-                raise WhatIfError(f"--add {name}: cannot read the file: {error.strerror or error}") from None
-        ingested = read_inbox(inbox, set(), federation)
-    batch = ingested.batches.get(federation, FederationBatch(federation=federation))
-    unreadable = batch.findings.filter(pl.col("competition_id").is_null() & (pl.col("severity") == "reject"))
-    if unreadable.height:
-        first = unreadable.row(0, named=True)
-        line = f", line {first['line']}" if first.get("line") is not None else ""
-        raise WhatIfError(f"--add {first['source']}: cannot read the file{line}: {first['message']}")
-    if not batch.competitions.height:
-        names = ", ".join(str(p) for p in paths)
-        raise WhatIfError(f"--add {names}: no {federation} competition in the file(s)")
-    return batch
-
-
-@dataclass(frozen=True)
-class State:
-    """What the warehouse holds for one federation (read once, never written)."""
-
-    history: warehouse.History
-    ratings: pl.DataFrame        #: the current ratings (the seed when nothing is rated yet)
-
-
-@task(name="read_state", cache_policy=NO_CACHE)
-def read_state(warehouse_url: str | None, federation: str) -> State:
-    """The federation's history and current ratings."""
-    db = warehouse.get_engine(warehouse_url)
-    history = warehouse.history(db, federation)
-    current = warehouse.current_ratings(db, federation)
-    return State(history=history, ratings=current if current.height else history.seed)
-
-
-@task(name="read_added", cache_policy=NO_CACHE)
-def read_added_files(paths: list[str], federation: str) -> FederationBatch:
-    """The added files, read as the nightly run reads its inbox."""
-    return read_added(paths, federation)
-
-
-@task(name="rate_whatif", cache_policy=NO_CACHE)
-def rate_whatif(
-    history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None
-) -> tuple[pl.DataFrame, int]:
-    """The ratings the changed history gives (the nightly run's own rating code), and how
-    many competitions were rated."""
-    rated = rate(history, batch, config, as_of)
-    return rated.run.ratings, rated.competitions.height
+__all__ = [
+    "RIPPLE_SCHEMA", "TOLERANCE", "State", "WhatIf", "WhatIfError", "apply_changes", "check_request",
+    "check_whatif", "parse_assignment", "read_added", "ripple", "whatif",
+]
 
 
 @flow(name="whatif", description="Re-rate a federation in memory with one change and list the ripple; writes nothing.")
@@ -326,25 +79,19 @@ def whatif(
     WhatIfError
         An unknown player or competition, or an unreadable added file.
     """
-    logger = get_run_logger()
     config = federation_config(federation)
-    state = read_state(warehouse_url, federation)
-    batch = read_added_files(list(add or []), federation)
+    state = call(read_state, warehouse_url, federation)
+    batch = call(read_added_files, list(add or []), federation)
     check_request(state.history, batch, set_rating=set_rating or {}, set_rank=set_rank or {}, exclude=exclude or [])
     if batch.competitions.height:
-        batch = validate_batch(batch, config, None, warehouse_url)
+        batch = call(validate_batch, batch, config, None, warehouse_url)
     changed = apply_changes(state.history, set_rating=set_rating, set_rank=set_rank, exclude=exclude or [])
-    ratings, rated = rate_whatif(changed, batch, config, as_of)
+    ratings, rated = call(rate_whatif, changed, batch, config, as_of)
     result = WhatIf(
         federation=federation,
         ripple=ripple(state.ratings, ratings),
         competitions_rated=rated,
         added=dict(batch.competitions.select("competition_id", "status").iter_rows()) if batch.competitions.height else {},
     )
-    create_table_artifact(
-        key=f"whatif-{federation}",
-        table=result.ripple.head(1000).to_dicts(),
-        description=f"What-if for {federation}: {result.ripple.height} player(s) would change",
-    )
-    logger.info("%s: %d competition(s) re-rated, %d player(s) would change", federation, rated, result.ripple.height)
+    call(report_whatif, result)
     return result

@@ -10,11 +10,12 @@ them rated once the federation's load committed.
 
 from __future__ import annotations
 
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 import warehouse
 from tasks.ingest import FederationBatch, Ingested
+from tasks.runtime import get_run_logger
 
 
 @task(name="pending_approvals", cache_policy=NO_CACHE)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import polars as pl
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 import formats
@@ -32,6 +32,7 @@ from formats.schema import (
     PLAYERS_SCHEMA,
 )
 from tasks.frames import concat
+from tasks.runtime import get_run_logger
 
 #: Starting lists are imported with ``ratings seed``, never by the nightly run.
 SEED_SUFFIX = ".ratings.csv"

@@ -21,8 +21,7 @@ from datetime import date
 from pathlib import Path
 
 import polars as pl
-from prefect import get_run_logger, task
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 from sqlalchemy import Engine
 
@@ -31,6 +30,7 @@ import validations
 import warehouse
 from tasks.ingest import FederationBatch
 from tasks.rate import Rated, adjusted_at
+from tasks.runtime import create_markdown_artifact, create_table_artifact, get_run_logger
 from warehouse.guard import checkpoint
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 import polars as pl
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 from sqlalchemy.engine import Engine
 
@@ -30,6 +30,7 @@ import validations
 import warehouse
 from formats.schema import PLAYERS_SCHEMA
 from tasks.ingest import FederationBatch
+from tasks.runtime import get_run_logger
 
 
 @dataclass(frozen=True)

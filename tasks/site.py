@@ -11,12 +11,13 @@ import os
 from datetime import date
 from pathlib import Path
 
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 import warehouse
 import website
 from flows.config import federations as configured
+from tasks.runtime import get_run_logger
 from warehouse.site import site_federations
 
 

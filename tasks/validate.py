@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 from sqlalchemy import Engine
 
@@ -15,6 +15,7 @@ import warehouse
 from formats.schema import FINDINGS_SCHEMA
 from tasks.frames import concat
 from tasks.ingest import FederationBatch
+from tasks.runtime import get_run_logger
 
 
 def merge_reader_findings(

@@ -33,6 +33,8 @@ __all__ = [
     "head_revision",
     "migrate",
     "redact",
+    "resolve_url",
+    "secret_passwords",
     "write_transaction",
 ]
 
@@ -213,14 +215,70 @@ def migrate(engine: Engine) -> str | None:
     return before
 
 
+#: Environment variable naming a Prefect Secret block that holds the warehouse URL.
+SECRET_ENV = "RATINGS_WAREHOUSE_SECRET"
+
+_secret_urls: dict[str, str] = {}   # block name -> URL, loaded once per process
+
+
+def resolve_url(url: str | None = None) -> str:
+    """The warehouse URL: the one wiring point between the configuration and the engine.
+
+    In order: ``url`` (``--warehouse``); ``$RATINGS_WAREHOUSE_URL``; the Prefect
+    Secret block named by ``$RATINGS_WAREHOUSE_SECRET`` (its value is the URL, read
+    once per process from the configured Prefect API); else ``sqlite:///ratings.db``.
+
+    Raises
+    ------
+    WarehouseUnavailableError
+        The Secret block cannot be read or does not hold a URL (the message names the
+        block, never its value).
+
+    Examples
+    --------
+    >>> resolve_url("sqlite://")
+    'sqlite://'
+    """
+    if url:
+        return url
+    if os.environ.get("RATINGS_WAREHOUSE_URL"):
+        return os.environ["RATINGS_WAREHOUSE_URL"]
+    name = os.environ.get(SECRET_ENV, "").strip()
+    if not name:
+        return DEFAULT_URL
+    if name not in _secret_urls:
+        try:
+            from prefect.blocks.system import Secret
+
+            value = Secret.load(name).get()  # type: ignore[union-attr]
+        except Exception as exc:  # noqa: BLE001 - missing block, no API: one line, no value
+            raise WarehouseUnavailableError(
+                f"cannot read the warehouse URL from the Prefect Secret block {name!r} (${SECRET_ENV}): "
+                f"{type(exc).__name__}"
+            ) from None
+        if not isinstance(value, str) or "://" not in value:
+            raise WarehouseUnavailableError(
+                f"the Prefect Secret block {name!r} (${SECRET_ENV}) does not hold a database URL"
+            )
+        _secret_urls[name] = value
+    return _secret_urls[name]
+
+
+def secret_passwords() -> list[str]:
+    """Passwords of the URLs read from Secret blocks in this process (for masking messages)."""
+    found = [match["pw"] for value in _secret_urls.values() if (match := _PASSWORD_IN_URL.search(value))]
+    return [password for password in found if password]
+
+
 def get_engine(url: str | None = None, *, migrate_schema: bool = True) -> Engine:
     """Open the warehouse and bring its schema to this program's version.
 
     Parameters
     ----------
     url
-        A SQLAlchemy URL; default ``$RATINGS_WAREHOUSE_URL``, else
-        ``sqlite:///ratings.db``. ``postgresql://`` means psycopg 3.
+        A SQLAlchemy URL; default: :func:`resolve_url` (``$RATINGS_WAREHOUSE_URL``,
+        the Secret block of ``$RATINGS_WAREHOUSE_SECRET``, else ``sqlite:///ratings.db``).
+        ``postgresql://`` means psycopg 3.
     migrate_schema
         False: do not migrate; refuse with :class:`MigrationError` when the
         schema is not at head (for read-only tools).
@@ -243,7 +301,7 @@ def get_engine(url: str | None = None, *, migrate_schema: bool = True) -> Engine
     >>> sorted(sa.inspect(engine).get_table_names())[:3]
     ['alembic_version', 'byes', 'competitions']
     """
-    raw = url or os.environ.get("RATINGS_WAREHOUSE_URL") or DEFAULT_URL
+    raw = resolve_url(url)
     try:
         parsed = _normalise(raw)
     except Exception:  # noqa: BLE001 - ArgumentError and friends

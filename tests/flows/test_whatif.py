@@ -198,7 +198,7 @@ def test_an_unreadable_added_file_is_one_line(rated: str, tmp_path: Path) -> Non
     assert "--add broken.results.csv" in result.output and len(result.output.strip().splitlines()) == 1, result.output
 
 
-@pytest.mark.parametrize("name", ["flows.whatif", "flows.config"])
+@pytest.mark.parametrize("name", ["tasks.whatif", "tasks.backfill", "flows.config"])
 def test_docstring_examples(name: str) -> None:
     import doctest
     import importlib

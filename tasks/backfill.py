@@ -1,0 +1,80 @@
+"""The stages of a backfill (``flows/backfill.py``) that are its own: what the warehouse
+held before, and what changed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+import polars as pl
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+import warehouse
+from tasks.rate import Rated
+from tasks.runtime import create_markdown_artifact, get_run_logger
+
+
+@dataclass
+class BackfillSummary:
+    """What a backfill changed."""
+
+    federation: str
+    from_date: date
+    to_date: date | None
+    competitions_rerated: int
+    changes_differing: int     # rating changes (player x competition) that differ from before
+    edition: int | None
+
+
+def differing_changes(before: pl.DataFrame, after: pl.DataFrame) -> pl.DataFrame:
+    """Rating changes present on one side only, or with a different rating after.
+
+    Examples
+    --------
+    >>> before = pl.DataFrame({"competition_id": ["C", "C"], "player_id": ["1", "2"], "rating_after": [1.0, 2.0]})
+    >>> after = pl.DataFrame({"competition_id": ["C", "C"], "player_id": ["1", "3"], "rating_after": [1.0, 3.0]})
+    >>> sorted(differing_changes(before, after).get_column("player_id").to_list())
+    ['2', '3']
+    """
+    key = ["competition_id", "player_id"]
+    left = before.select(*key, pl.col("rating_after").alias("before"))
+    right = after.select(*key, pl.col("rating_after").alias("after"))
+    joined = left.join(right, on=key, how="full", coalesce=True)
+    return joined.filter(
+        pl.col("before").is_null() | pl.col("after").is_null() | (pl.col("before") != pl.col("after"))
+    )
+
+
+@task(name="stored_changes", cache_policy=NO_CACHE)
+def stored_changes(warehouse_url: str | None, federation: str) -> pl.DataFrame:
+    """The rating changes the warehouse holds now (before re-rating)."""
+    return warehouse.rating_changes(warehouse.get_engine(warehouse_url), federation)
+
+
+@task(name="summarise_backfill", cache_policy=NO_CACHE)
+def summarise_backfill(
+    federation: str, from_date: date, to_date: date | None, before: pl.DataFrame, rated: Rated,
+    edition: int | None,
+) -> BackfillSummary:
+    """Which rating changes dated in the window differ from what the warehouse held (and an artifact)."""
+    in_window = rated.competitions.filter(
+        (pl.col("end_date") >= from_date) & (pl.col("end_date") <= (to_date or date.max))
+    ).get_column("competition_id").to_list()
+
+    def window(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.filter(pl.col("competition_id").is_in(in_window))
+
+    diff = differing_changes(window(before), window(rated.run.changes))
+    summary = BackfillSummary(federation, from_date, to_date, len(in_window), diff.height, edition)
+    create_markdown_artifact(
+        key=f"backfill-{federation}",
+        markdown=(
+            f"# Backfill {federation} from {from_date}" + (f" to {to_date}" if to_date else "") + "\n\n"
+            f"- competitions re-rated in the window: {summary.competitions_rerated}\n"
+            f"- rating changes that differ from before: {summary.changes_differing}\n"
+            f"- list edition: {edition if edition is not None else 'unchanged'}\n"
+        ),
+    )
+    get_run_logger().info("%s", summary)
+    return summary

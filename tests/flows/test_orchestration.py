@@ -1,0 +1,60 @@
+"""``ratings run`` without a Prefect API runs the flows in-process (issue 11: no temporary
+server per call), and ends exactly as under the Prefect engine."""
+
+from __future__ import annotations
+
+import time
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import warehouse
+from flows.nightly import nightly
+from flows.orchestration import run_flow
+from tests.reliability.cli import ratings
+
+AS_OF = date(2026, 2, 1)
+
+
+def _tables(url: str) -> dict[str, pl.DataFrame]:
+    db = warehouse.get_engine(url)
+    return {
+        "changes": warehouse.rating_changes(db, "ajusc").drop("load_id", strict=False).sort("competition_id", "player_id"),
+        "list": warehouse.current_ratings(db, "ajusc").sort("player_id"),
+    }
+
+
+def test_in_process_and_under_the_engine_end_the_same(
+    sample_inbox: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    urls = {}
+    runs = {}
+    for mode in ("prefect", "local"):
+        monkeypatch.setenv("RATINGS_ORCHESTRATOR", mode)
+        urls[mode] = f"sqlite:///{tmp_path / f'{mode}.db'}"
+        runs[mode] = run_flow(nightly, inbox=str(sample_inbox), warehouse_url=urls[mode], as_of=AS_OF,
+                              reports_dir=str(tmp_path / f"reports-{mode}"), site_dir=None)
+    assert runs["local"].competitions == runs["prefect"].competitions
+    assert runs["local"].file_outcomes == runs["prefect"].file_outcomes
+    assert runs["local"].summary_markdown == runs["prefect"].summary_markdown
+    assert runs["local"].internal_errors == runs["prefect"].internal_errors == {}
+    local, engine = _tables(urls["local"]), _tables(urls["prefect"])
+    for name in local:
+        assert local[name].equals(engine[name]), name
+    reports = {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "reports-local").rglob("*.md")}
+    assert reports == {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "reports-prefect").rglob("*.md")}
+
+
+@pytest.mark.slow
+def test_ratings_run_starts_no_prefect_server(tmp_path: Path) -> None:
+    (tmp_path / "inbox").mkdir()
+    started = time.monotonic()
+    done = ratings(tmp_path, "run", "--inbox", "inbox", "--warehouse", f"sqlite:///{tmp_path / 'w.db'}", "--no-site")
+    seconds = time.monotonic() - started
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "temporary server" not in done.stderr
+    # A temporary server would have made its database in PREFECT_HOME.
+    assert not list((tmp_path / "prefect-home").rglob("*.db")), list((tmp_path / "prefect-home").rglob("*"))
+    print(f"empty-inbox `ratings run`, in-process: {seconds:.1f} s")

@@ -1,0 +1,105 @@
+"""The orchestration's own tasks, through ``.fn()`` (issue 13), and running a task without
+Prefect (``flows.orchestration.call``, issue 11): no Prefect server is started here."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+import pytest
+from prefect import task
+
+import warehouse
+from flows.orchestration import call, use_prefect_engine
+from tasks.backfill import differing_changes, stored_changes
+from tasks.gx import prepare_gx_project
+from tasks.ingest import read_inbox
+from tasks.runtime import FLOW_LOGGER, TASK_LOGGER, create_markdown_artifact, get_run_logger
+from tasks.summary import summarise_night
+from tasks.whatif import WhatIfError, check_whatif, read_added_files, read_state
+
+SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "inbox"
+
+
+def test_call_runs_a_task_in_process_with_its_retries_and_logs(caplog: pytest.LogCaptureFixture) -> None:
+    attempts: list[int] = []
+
+    @task(name="flaky", retries=2, retry_delay_seconds=0)
+    def flaky(x: int) -> int:
+        attempts.append(x)
+        get_run_logger().info("attempt %d", len(attempts))
+        if len(attempts) < 3:
+            raise ConnectionError("the database restarted")
+        return x * 2
+
+    with caplog.at_level(logging.INFO, logger=TASK_LOGGER):
+        assert call(flaky, 21) == 42
+    assert attempts == [21, 21, 21]
+    records = [r for r in caplog.records if r.name == TASK_LOGGER]
+    assert {getattr(r, "task_name", None) for r in records} == {"flaky"}   # the CLI's progress follows these
+    assert records[-1].getMessage() == "Finished in state Completed()"
+    assert sum("retry" in r.getMessage() for r in records) == 2
+
+
+def test_call_gives_up_after_the_retries() -> None:
+    @task(name="broken", retries=1, retry_delay_seconds=[0])
+    def broken() -> None:
+        raise RuntimeError("a bug")
+
+    with pytest.raises(RuntimeError, match="a bug"):
+        call(broken)
+
+
+def test_outside_any_run_the_logger_is_plain_and_artifacts_are_not_kept() -> None:
+    assert get_run_logger().name == FLOW_LOGGER
+    assert create_markdown_artifact("# nothing", key="k") is None
+
+
+def test_the_orchestrator_can_be_forced(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RATINGS_ORCHESTRATOR", "local")
+    assert use_prefect_engine() is False
+    monkeypatch.setenv("RATINGS_ORCHESTRATOR", "prefect")
+    assert use_prefect_engine() is True
+    monkeypatch.setenv("RATINGS_ORCHESTRATOR", "both")
+    with pytest.raises(ValueError, match="RATINGS_ORCHESTRATOR"):
+        use_prefect_engine()
+
+
+def test_summarise_night_gives_one_outcome_per_file_and_keeps_a_failed_federations(tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox"
+    shutil.copytree(SAMPLE, inbox)
+    batch = read_inbox(inbox, set()).batches["ajusc"]
+    statuses = {"ajusc": {cid: "accepted" for cid in batch.competitions.get_column("competition_id").to_list()}}
+    outcomes, markdown = summarise_night.fn([batch], {}, statuses, as_of=date(2026, 2, 1))
+    assert set(outcomes) == set(batch.files.get_column("source").to_list())
+    assert "2026-02-01" in markdown
+
+    failed = {name: "not finished: internal error (RuntimeError: x)" for name in outcomes}
+    outcomes, _ = summarise_night.fn([], {}, {}, as_of=date(2026, 2, 1), failed=failed, files=[batch.files])
+    assert outcomes == failed
+
+
+def test_stored_changes_and_the_backfill_diff(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    assert stored_changes.fn(url, "ajusc").height == 0
+    before = pl.DataFrame({"competition_id": ["C"] * 2, "player_id": ["1", "2"], "rating_after": [1.0, 2.0]})
+    after = before.with_columns(pl.Series("rating_after", [1.0, 2.5]))
+    assert differing_changes(before, after).get_column("player_id").to_list() == ["2"]
+
+
+def test_whatif_tasks_read_and_refuse(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    state = read_state.fn(url, "ajusc")
+    assert state.history.competitions.height == 0 and state.ratings.height == 0
+    assert read_added_files.fn([], "ajusc").competitions.height == 0
+    with pytest.raises(WhatIfError, match="unknown ajusc player '9'"):
+        check_whatif(url, "ajusc", set_rating={"9": 1200.0}, set_rank={}, exclude=[], add=[])
+    assert warehouse.history(warehouse.get_engine(url), "ajusc").competitions.height == 0
+
+
+def test_prepare_gx_project_is_idempotent(tmp_path: Path) -> None:
+    first = prepare_gx_project.fn(str(tmp_path / "gx"))
+    assert prepare_gx_project.fn(str(tmp_path / "gx")) == first and Path(first).is_dir()
