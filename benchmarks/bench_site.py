@@ -66,7 +66,9 @@ def synthetic(players: int, competitions: int, seed: int = 12) -> tuple[pl.DataF
         "federation": FED, "player_id": ids, "name": seed_list.get_column("name"),
         "club": [f"Club {i % 300}" for i in range(players)],
     }), PLAYERS_SCHEMA)
-    comp_rows, game_cols = [], {k: [] for k in ("competition_id", "round", "player_a", "player_b", "score_a", "source_line")}
+    comp_rows: list[dict[str, object]] = []
+    game_cols: dict[str, list[object]] = {
+        k: [] for k in ("competition_id", "round", "player_a", "player_b", "score_a", "source_line")}
     for c in range(competitions):
         cid = f"B-{c:05d}"
         day = start + dt.timedelta(days=int(c * 360 / competitions))
