@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def _harness(*args: str) -> str:
     done = subprocess.run([sys.executable, "-m", "benchmarks", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=900)
+                          text=True, timeout=900, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done.stdout
 
