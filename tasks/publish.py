@@ -32,6 +32,7 @@ import warehouse
 from tasks.ingest import FederationBatch
 from tasks.rate import Rated, adjusted_at
 from warehouse.guard import checkpoint
+from warehouse.load import finish_publication
 
 
 @dataclass
@@ -386,4 +387,7 @@ def publish_federation(
             markdown=paths[0].read_text(encoding="utf-8"),
             description=f"{report.federation} {report.competition_id}: {report.status}",
         )
+    # Last: everything of the load is out. A kill before this line leaves the load's
+    # ``pending_publications`` row, and the next run finishes the job (tasks/recover.py).
+    finish_publication(db, batch.federation)
     return published

@@ -5,8 +5,10 @@ Each kill point is a checkpoint of :mod:`warehouse.guard`: a stage boundary
 (``report``) or any SQL statement of the run (``sql:<n>``, drawn at random over the
 statements a clean run makes: reads of the ledger and the history, every write of
 the load and the publication). After the kill the same command runs again, and the
-warehouse (every table, row for row) and the reports folder (every file, byte for
-byte) must equal a clean run's.
+warehouse (every table, row for row), the reports folder and the publication site
+(every file, byte for byte) must equal a clean run's. A kill after the load commits
+and before the publication ends leaves the load's ``pending_publications`` row: the
+rerun finishes that publication first (``tasks/recover.py``).
 
 Budget: ``RATINGS_CRASH_POINTS`` kill points per database and command (default 3 in
 CI, each costs two runs of the CLI); ``RATINGS_CRASH_POINTS=24`` for the full harness.
@@ -26,6 +28,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -107,25 +110,29 @@ def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object
         yield make
 
 
-def _dump(url: str, reports: Path) -> tuple[object, dict[str, bytes]]:
+def _dump(url: str, out: Path) -> tuple[dict[str, list[tuple[Any, ...]]], dict[str, bytes]]:
+    """Every warehouse row, and every file of the reports and the site (both under ``out``)."""
     engine = get_engine(url)
     try:
         rows = table_rows(engine)
     finally:
         engine.dispose()
-    files = {str(p.relative_to(reports)): p.read_bytes() for p in sorted(reports.rglob("*")) if p.is_file()}
+    files = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     return rows, files
 
 
-def _command(kind: str, inbox: Path, url: str, reports: Path) -> list[str]:
+def _command(kind: str, inbox: Path, url: str, out: Path) -> list[str]:
+    """The command; its reports go to ``out/reports`` and its site to ``out/site``."""
+    site = ["--site", str(out / "site")]
     if kind == "run":
-        return ["run", "--inbox", str(inbox), "--warehouse", url, "--as-of", AS_OF, "--reports", str(reports)]
-    return ["backfill", "--federation", "ajusc", "--from", "2025-01-01", "--to", AS_OF, "--warehouse", url]
+        return ["run", "--inbox", str(inbox), "--warehouse", url, "--as-of", AS_OF, "--reports",
+                str(out / "reports"), *site]
+    return ["backfill", "--federation", "ajusc", "--from", "2025-01-01", "--to", AS_OF, "--warehouse", url, *site]
 
 
-def _points(tmp: Path, api: str, make: object, kind: str, inbox: Path) -> tuple[list[str], tuple[object, dict[str, bytes]]]:
+def _points(tmp: Path, api: str, make: object, kind: str, inbox: Path) -> tuple[list[str], tuple[dict[str, list[tuple[Any, ...]]], dict[str, bytes]]]:
     """The clean run's dump, and the kill points to try (stages first, then drawn SQL statements)."""
-    url, reports = make(), tmp / "reports-clean"  # type: ignore[operator]
+    url, reports = make(), tmp / "out-clean"  # type: ignore[operator]
     counter = tmp / "sql-count"
     if kind == "backfill":
         done = ratings(tmp, *_command("run", inbox, url, reports), PREFECT_API_URL=api)
@@ -150,7 +157,7 @@ def test_killed_anywhere_then_rerun_equals_a_clean_run(
     points, clean = _points(tmp_path, prefect_api, fresh_url, kind, inbox)
     killed, differing = 0, []
     for point in points:
-        url, reports = fresh_url(), tmp_path / f"reports-{point.replace(':', '-')}"  # type: ignore[operator]
+        url, reports = fresh_url(), tmp_path / f"out-{point.replace(':', '-')}"  # type: ignore[operator]
         if kind == "backfill":
             done = ratings(tmp_path, *_command("run", inbox, url, reports), PREFECT_API_URL=prefect_api)
             assert done.returncode == 0, done.stderr[-3000:]
@@ -164,14 +171,10 @@ def test_killed_anywhere_then_rerun_equals_a_clean_run(
         outcome = "equal" if (rows, files) == clean else "DIFFERS"
         print(f"crash {kind} {point}: {'killed' if crashed.returncode else 'not reached'}, rerun {outcome}")
         if outcome != "equal":
-            tables = sorted(t for t in rows if rows[t] != clean[0][t])   # type: ignore[index]
-            differing.append(f"{point} (tables {tables}, reports {sorted(set(files) ^ set(clean[1]))})")
-            # A kill before anything is written must always recover.
-            assert point.split(":")[0] not in ("ingest", "validate", "rate"), differing[-1]
+            tables = sorted(t for t in rows if rows[t] != clean[0][t])
+            files_differing = sorted(f for f in set(files) | set(clean[1]) if files.get(f) != clean[1].get(f))
+            differing.append(f"{point} (tables {tables}, files {files_differing[:10]})")
+    print(f"crash {kind}: {len(points) - len(differing)} of {len(points)} kill points equal a clean run "
+          f"({killed} reached)")
     assert killed >= len(points) // 2, f"only {killed} of {len(points)} points were reached"
-    if differing:
-        # Known (issue 9, found by this harness): a kill after the load's commit and before the
-        # publication leaves the list and the reports unpublished; the rerun finds every file in
-        # the ledger and publishes nothing. The fix belongs to the rewrite of tasks/publish.py.
-        pytest.xfail(f"{len(differing)} of {len(points)} kill points leave the run unpublished: "
-                     + "; ".join(differing))
+    assert not differing, f"{len(differing)} of {len(points)} kill points differ from a clean run: " + "; ".join(differing)
