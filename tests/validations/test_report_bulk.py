@@ -98,3 +98,44 @@ def test_bulk_reads_take_a_few_queries_per_batch_not_per_competition(filled: tup
     finally:
         sa.event.remove(db, "before_cursor_execute", count)
     assert len(ids) >= 4 and len(statements) <= 6, statements
+
+
+def test_a_bulk_night_makes_one_artifact_linking_every_report(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """More than ``BULK_ARTIFACTS`` reports: every file is written, and ONE artifact lists them."""
+    from prefect import flow
+    from prefect.client.orchestration import get_client
+    from prefect.logging import disable_run_logger
+    from prefect.testing.utilities import prefect_test_harness
+
+    from benchmarks.bench_pipeline import write_inbox
+    from flows.config import federation_config
+    from tasks.ingest import read_inbox
+    from tasks.load import load_federation
+    from tasks.publish import BULK_ARTIFACTS, Published, publish_federation
+    from tasks.rate import rate_federation
+    from tasks.validate import validate_batch
+
+    n = BULK_ARTIFACTS + 5
+    write_inbox(tmp_path / "inbox", competitions=n, players=60, rounds=3, per_event=8)
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    config, as_of = federation_config("ajusc"), date(2026, 8, 31)
+    with prefect_test_harness(server_startup_timeout=90), disable_run_logger():
+        batch = read_inbox(tmp_path / "inbox", set()).batches["ajusc"]
+        batch = validate_batch.fn(batch, config, None, url)
+        rated = rate_federation.fn(batch, url, config, as_of)
+        load_federation.fn(batch, rated.run, url, config, rated)
+
+        @flow
+        def publish_night() -> Published:   # artifacts belong to a run
+            return publish_federation(batch, rated.run, url, config, as_of, str(tmp_path / "reports"),
+                                      rated.progress, rated)
+
+        published = publish_night()
+        with get_client(sync_client=True) as client:
+            keys = [a.key for a in client.read_artifacts()]
+    files = sorted(p.name for p in (tmp_path / "reports" / "ajusc").iterdir())
+    assert len(published.reports) == n and len(files) == 2 * n
+    assert keys.count("ajusc-reports") == 1
+    assert not [k for k in keys if k and k.endswith("-report")]   # no artifact per competition
