@@ -28,13 +28,11 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.reliability.cli import ratings
-from warehouse.db import get_engine
-from warehouse.testing import table_rows
+from tests.reliability.dump import Dump, canonical_dump
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "inbox"
@@ -110,17 +108,6 @@ def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object
         yield make
 
 
-def _dump(url: str, out: Path) -> tuple[dict[str, list[tuple[Any, ...]]], dict[str, bytes]]:
-    """Every warehouse row, and every file of the reports and the site (both under ``out``)."""
-    engine = get_engine(url)
-    try:
-        rows = table_rows(engine)
-    finally:
-        engine.dispose()
-    files = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
-    return rows, files
-
-
 def _command(kind: str, inbox: Path, url: str, out: Path) -> list[str]:
     """The command; its reports go to ``out/reports`` and its site to ``out/site``."""
     site = ["--site", str(out / "site")]
@@ -130,7 +117,7 @@ def _command(kind: str, inbox: Path, url: str, out: Path) -> list[str]:
     return ["backfill", "--federation", "ajusc", "--from", "2025-01-01", "--to", AS_OF, "--warehouse", url, *site]
 
 
-def _points(tmp: Path, api: str, make: object, kind: str, inbox: Path) -> tuple[list[str], tuple[dict[str, list[tuple[Any, ...]]], dict[str, bytes]]]:
+def _points(tmp: Path, api: str, make: object, kind: str, inbox: Path) -> tuple[list[str], Dump]:
     """The clean run's dump, and the kill points to try (stages first, then drawn SQL statements)."""
     url, reports = make(), tmp / "out-clean"  # type: ignore[operator]
     counter = tmp / "sql-count"
@@ -145,7 +132,7 @@ def _points(tmp: Path, api: str, make: object, kind: str, inbox: Path) -> tuple[
     stages = [s for s in STAGES if kind == "run" or not s.startswith(("ingest", "validate", "report"))]
     chosen = rng.sample(stages, min(len(stages), max(1, POINTS // 2)))
     drawn = [f"sql:{n}" for n in sorted(rng.sample(range(1, statements + 1), min(POINTS - len(chosen), statements)))]
-    return chosen + drawn, _dump(url, reports)
+    return chosen + drawn, canonical_dump(url, reports)
 
 
 @pytest.mark.parametrize("kind", ["run", "backfill"])
@@ -167,7 +154,7 @@ def test_killed_anywhere_then_rerun_equals_a_clean_run(
         killed += crashed.returncode == -signal.SIGKILL
         again = ratings(tmp_path, *_command(kind, inbox, url, reports), PREFECT_API_URL=prefect_api)
         assert again.returncode == 0, (point, again.stderr[-3000:])
-        rows, files = _dump(url, reports)
+        rows, files = canonical_dump(url, reports)
         outcome = "equal" if (rows, files) == clean else "DIFFERS"
         print(f"crash {kind} {point}: {'killed' if crashed.returncode else 'not reached'}, rerun {outcome}")
         if outcome != "equal":

@@ -139,7 +139,7 @@ def test_mutated_files_become_findings_never_exceptions(reader: str) -> None:
 
 
 def test_every_seed_file_is_read_within_the_bounds() -> None:
-    for reader, seeds in SEEDS.items():
+    for seeds in SEEDS.values():
         for name, data in seeds:
             _check(name, data)
 

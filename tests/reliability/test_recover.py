@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from datetime import date
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import pytest
 
@@ -22,9 +22,9 @@ import warehouse
 from flows.backfill import backfill
 from flows.nightly import NightlyRun, nightly
 from tests.conftest import postgres_database
+from tests.reliability.dump import canonical_dump
 from warehouse import guard
 from warehouse.load import pending_publications
-from warehouse.testing import table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "inbox"
@@ -45,16 +45,6 @@ def make_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]
         yield make
 
 
-def _dump(url: str, out: Path) -> tuple[dict[str, list[tuple[Any, ...]]], dict[str, bytes]]:
-    db = warehouse.get_engine(url)
-    try:
-        rows = table_rows(db)
-    finally:
-        db.dispose()
-    files = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
-    return rows, files
-
-
 def _night(inbox: Path, url: str, out: Path) -> NightlyRun:
     run = nightly(inbox=str(inbox), warehouse_url=url, as_of=AS_OF, reports_dir=str(out / "reports"),
                   site_dir=str(out / "site"))
@@ -69,7 +59,7 @@ def test_a_night_that_dies_in_publication_is_finished_by_the_next_run(
     shutil.copytree(SAMPLE, inbox)
     clean_url, url = make_url(), make_url()  # type: ignore[operator]
     _night(inbox, clean_url, tmp_path / "clean")
-    clean = _dump(clean_url, tmp_path / "clean")
+    clean = canonical_dump(clean_url, tmp_path / "clean")
 
     guard._passes.clear()
     monkeypatch.setenv("RATINGS_FAULT_AT", point)
@@ -83,7 +73,7 @@ def test_a_night_that_dies_in_publication_is_finished_by_the_next_run(
     again = _night(inbox, url, tmp_path / "crashed")
     assert pending_publications(db) == {}
     assert again.published == {}   # tonight's inbox brought nothing new; the recovery did the work
-    rows, files = _dump(url, tmp_path / "crashed")
+    rows, files = canonical_dump(url, tmp_path / "crashed")
     assert rows == clean[0]
     assert files == clean[1]
 
@@ -98,7 +88,7 @@ def test_a_backfill_that_dies_before_publishing_is_finished_by_the_next_run(
         _night(inbox, target, out)
     backfill(federation="ajusc", from_date=date(2025, 1, 1), warehouse_url=clean_url, as_of=AS_OF,
              reports_dir=str(tmp_path / "clean" / "reports"), site_dir=str(tmp_path / "clean" / "site"))
-    clean = _dump(clean_url, tmp_path / "clean")
+    clean = canonical_dump(clean_url, tmp_path / "clean")
 
     guard._passes.clear()
     monkeypatch.setenv("RATINGS_FAULT_AT", "load:1")
@@ -111,4 +101,4 @@ def test_a_backfill_that_dies_before_publishing_is_finished_by_the_next_run(
     # The next run is a nightly with nothing new: it finishes the backfill's publication.
     _night(inbox, url, tmp_path / "crashed")
     assert pending_publications(db) == {}
-    assert _dump(url, tmp_path / "crashed") == clean
+    assert canonical_dump(url, tmp_path / "crashed") == clean
