@@ -21,11 +21,6 @@ import os
 import random
 import shutil
 import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,44 +36,6 @@ POINTS = int(os.environ.get("RATINGS_CRASH_POINTS", "3"))
 STAGES = ["ingest:1", "validate:1", "rate:1", "load:1", "report:1", "report:3", "publish:1"]
 
 pytestmark = [pytest.mark.crash, pytest.mark.slow]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One Prefect server for every child run of this module."""
-    home = tmp_path_factory.mktemp("prefect-server")
-    port = _free_port()
-    env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
-    env.pop("PREFECT_API_URL", None)
-    server = subprocess.Popen(
-        [str(Path(sys.executable).with_name("prefect")), "server", "start", "--host", "127.0.0.1",
-         "--port", str(port)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/api"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/health", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail("the Prefect server for the crash harness did not start")
-                time.sleep(1)
-        yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

@@ -53,9 +53,9 @@ def _seeds() -> dict[str, list[tuple[str, bytes]]]:
             if path.stat().st_size > MAX_SEED_BYTES:
                 continue
             data = path.read_bytes()
-            fmt = formats.detect(data, path.name)
-            if fmt is not None:
-                seeds.setdefault(fmt.split("-")[0], []).append((path.name, data))
+            found = formats.detect(data, path.name)
+            if found is not None:
+                seeds.setdefault(found.split("-")[0], []).append((path.name, data))
     seeds.pop("unknown", None)
     return seeds
 
