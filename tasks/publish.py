@@ -443,7 +443,8 @@ def publish_federation(
         if published.correcting_edition is not None and published.corrections is not None:
             report = with_correction(report, published)
         checkpoint("report")
-        paths = validations.write_report(report, root, sync=False)
+        # A bulk night flushes its files once at the end instead of an fsync per file.
+        paths = validations.write_report(report, root, sync=not bulk)
         published.reports[report.competition_id] = report.status
         published.report_paths += [str(p) for p in paths]
         if not bulk:
@@ -452,9 +453,8 @@ def publish_federation(
                 markdown=paths[0].read_text(encoding="utf-8"),
                 description=f"{report.federation} {report.competition_id}: {report.status}",
             )
-    if reports:
-        sync_reports()   # once, not an fsync per file: on disk before the load is marked published
     if bulk:
+        sync_reports()   # on disk before the load is marked published (below)
         # One API call for the night instead of one per competition (issue 11): the
         # organisers still get every report file, the UI one table linking them.
         create_markdown_artifact(
