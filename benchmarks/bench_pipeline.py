@@ -6,6 +6,7 @@ without Prefect) and one full flow run under a temporary Prefect server.
 
     python benchmarks/bench_pipeline.py --competitions 200 --players 2000 --rounds 7
     python benchmarks/bench_pipeline.py --warehouse postgresql+psycopg://postgres@127.0.0.1/bench
+    python benchmarks/bench_pipeline.py --competitions 1000 --reports-only   # organiser reports, ms each
 
 Not a test: figures go in the closing notes, never in assertions.
 """
@@ -68,6 +69,8 @@ def main() -> None:
     parser.add_argument("--per-event", type=int, default=40)
     parser.add_argument("--warehouse", default=None, help="warehouse URL (default: a temporary SQLite file)")
     parser.add_argument("--skip-flow", action="store_true", help="only time the stages, not the Prefect flow")
+    parser.add_argument("--reports-only", action="store_true",
+                        help="after the load, time the organiser reports one by one against in bulk")
     args = parser.parse_args()
 
     from prefect.logging import disable_run_logger
@@ -100,6 +103,10 @@ def main() -> None:
         total += t
         _, t = timed("load (one transaction)", load_federation.fn, batch, run, url)
         total += t
+        if args.reports_only:
+            ids = batch.competitions.get_column("competition_id").to_list()
+            bench_reports(url, "ajusc", ids, tmp)
+            return
         _, t = timed("publish (list + reports)", publish_federation.fn, batch, run, url, config,
                      date(2026, 8, 31), str(tmp / "reports"))
         total += t
@@ -116,6 +123,65 @@ def main() -> None:
                   as_of=date(2026, 8, 31), reports_dir=str(tmp / "flow-reports"))
             timed("nightly flow (nothing new)", nightly, inbox=str(inbox), warehouse_url=fresh,
                   as_of=date(2026, 8, 31), reports_dir=str(tmp / "flow-reports"))
+
+
+def bench_reports(url: str, federation: str, ids: list[str], tmp: Path) -> None:
+    """Organiser reports of ``ids``: one by one with an artifact each (the way up to issue 11)
+    against the bulk read, one compiled template and one artifact for the night."""
+    from prefect.artifacts import create_markdown_artifact
+    from prefect.testing.utilities import prefect_test_harness
+
+    import validations
+    import warehouse
+    from tasks.publish import (
+        artifact_key,
+        report_from_warehouse,
+        reports_from_warehouse,
+        reports_index,
+    )
+
+    db = warehouse.get_engine(url)
+    first = report_from_warehouse(db, ids[0], federation)
+    assert first is not None
+    validations.render_report(first, fmt="html")  # compile the template once, outside the timings
+    with prefect_test_harness(server_startup_timeout=90):
+        def one_by_one() -> None:
+            for cid in ids:
+                report = report_from_warehouse(db, cid, federation)
+                assert report is not None
+                md, _ = validations.write_report(report, tmp / "reports-before")
+                create_markdown_artifact(key=artifact_key(federation, cid, "report"),
+                                         markdown=md.read_text(encoding="utf-8"))
+
+        def in_bulk() -> None:
+            reports = reports_from_warehouse(db, federation, ids)
+            paths = [str(p) for r in reports for p in validations.write_report(r, tmp / "reports-after", sync=False)]
+            validations.report.sync_reports()   # as a bulk night does: one sync, not an fsync per file
+            create_markdown_artifact(key=artifact_key(federation, "reports"),
+                                     markdown=reports_index(federation, reports, paths))
+
+        for label, fn in (("reports one by one", one_by_one), ("reports in bulk", in_bulk)):
+            _, t = timed(label, fn)
+            print(f"{'':<28} {1000 * t / len(ids):8.2f} ms per competition ({len(ids)} competitions)")
+        parts: dict[str, float] = {}
+        start = time.perf_counter()
+        reports = reports_from_warehouse(db, federation, ids)
+        parts["read (bulk)"] = time.perf_counter() - start
+        for fmt in ("markdown", "html"):
+            start = time.perf_counter()
+            for r in reports:
+                validations.render_report(r, fmt=fmt)
+            parts[f"render {fmt}"] = time.perf_counter() - start
+        start = time.perf_counter()
+        for r in reports:
+            validations.write_report(r, tmp / "reports-again", sync=False)
+        validations.report.sync_reports()
+        parts["render + write both"] = time.perf_counter() - start
+        for label, t in parts.items():
+            print(f"  {label:<26} {1000 * t / len(ids):8.2f} ms per competition")
+    same = all((tmp / "reports-before" / p.relative_to(tmp / "reports-after")).read_bytes() == p.read_bytes()
+               for p in (tmp / "reports-after").rglob("*.*"))
+    print(f"report files identical both ways: {same}")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from tasks.ingest import FederationBatch
 from tasks.load import load_federation
 from tasks.publish import publish_federation
 from tasks.rate import rate_federation
+from tasks.recover import resume_unfinished_publication
 from tasks.site import publish_site
 from warehouse.guard import checkpoint, exclusive
 
@@ -44,6 +45,7 @@ def backfill(
     before = call(stored_changes, warehouse_url, federation)
     empty_batch = FederationBatch(federation=federation)
     day = as_of or to_date or date.today()
+    call(resume_unfinished_publication, warehouse_url, day, reports_dir, federation)   # a killed run's (issue 9)
     rated = call(rate_federation, empty_batch, warehouse_url, config, day, full=True)
     checkpoint("rate")
     run = rated.run

@@ -22,6 +22,7 @@ from tasks.ingest import FederationBatch, ingest_inbox
 from tasks.load import load_federation
 from tasks.publish import Published, publish_federation
 from tasks.rate import rate_federation
+from tasks.recover import resume_unfinished_publication
 from tasks.site import publish_site
 from tasks.summary import summarise_night
 from tasks.validate import validate_batch
@@ -88,6 +89,7 @@ def nightly(
     if federation is not None:
         federation_config(federation)   # fail fast, with the known ids, on a typo
     summary = NightlyRun(as_of=as_of)
+    call(resume_unfinished_publication, warehouse_url, as_of, reports_dir, federation)   # a killed run's (issue 9)
     if gx_root:
         # Created once, before any validation: concurrent writers corrupt a GX file project.
         call(prepare_gx_project, gx_root)

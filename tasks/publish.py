@@ -31,7 +31,10 @@ import warehouse
 from tasks.ingest import FederationBatch
 from tasks.rate import Rated, adjusted_at
 from tasks.runtime import create_markdown_artifact, create_table_artifact, get_run_logger
+from validations.report import md_escape, sync_reports
 from warehouse.guard import checkpoint
+from warehouse.load import finish_publication
+from warehouse.query import competition_reports
 
 
 @dataclass
@@ -232,6 +235,73 @@ def report_from_warehouse(
                    extra={**decided, **report.extra})
 
 
+def reports_from_warehouse(
+    db: Engine, federation: str, competition_ids: list[str], progress: pl.DataFrame | None = None,
+) -> list[validations.CompetitionReport]:
+    """:func:`report_from_warehouse` for many competitions, read in bulk (a few queries per
+    :data:`warehouse.query.REPORT_BATCH` competitions, not several per competition).
+
+    The reports are those :func:`report_from_warehouse` makes, one by one, in the order
+    of ``competition_ids``; ids the warehouse does not hold are left out.
+    """
+    with_players = progress is not None and progress.height > 0
+    records = competition_reports(db, federation, competition_ids, with_players=with_players)
+
+    def by_id(frame: pl.DataFrame) -> dict[tuple[object, ...], pl.DataFrame]:
+        return frame.partition_by("competition_id", as_dict=True, maintain_order=True)
+
+    findings, changes = by_id(records.findings), by_id(records.changes)
+    decided = by_id(records.decisions)
+    players = by_id(records.players) if records.players is not None else {}
+    counts = {cid: (n, x) for cid, n, x in records.games.iter_rows()}
+    out = []
+    for cid, row in ((c, records.competitions[c]) for c in dict.fromkeys(competition_ids)
+                     if c in records.competitions):
+        key = (cid,)
+        report = validations.report_from_record(row, findings.get(key), changes.get(key))
+        n_games, excluded = counts.get(cid, (0, 0))
+        own = None
+        if progress is not None and progress.height and n_games:
+            ids = players[key].get_column("player_id") if key in players else pl.Series([], dtype=pl.Utf8)
+            own = progress.filter(pl.col("player_id").is_in(ids.unique().to_list()))
+        lines = validations.decision_lines(decided.get(key))
+        out.append(replace(report, games=n_games, excluded_games=excluded, progress=own,
+                           extra={**lines, **report.extra}))
+    return out
+
+
+#: Reports per federation and night above which the night makes ONE summary artifact
+#: linking the report files instead of one Prefect artifact (one API call) per report.
+BULK_ARTIFACTS = 20
+
+
+def reports_index(federation: str, reports: list[validations.CompetitionReport], paths: list[str]) -> str:
+    """The Markdown of a bulk night's one report artifact: each competition, its status and files.
+
+    Examples
+    --------
+    >>> r = validations.file_report("a|b.trf", pl.DataFrame(), federation="fide")
+    >>> print(reports_index("fide", [r], ["/r/fide/a_b.trf.md", "/r/fide/a_b.trf.html"]))
+    # fide: 1 organiser report(s)
+    <BLANKLINE>
+    | Competition | Status | Report |
+    |---|---|---|
+    | a\\|b.trf | rejected | [Markdown](file:///r/fide/a_b.trf.md) · [HTML](file:///r/fide/a_b.trf.html) |
+    <BLANKLINE>
+    """
+    from urllib.parse import quote
+
+    def link(path: str) -> str:
+        return "file://" + quote(Path(path).resolve().as_posix())
+
+    out = [f"# {md_escape(federation)}: {len(reports)} organiser report(s)", ""]
+    out += ["| Competition | Status | Report |", "|---|---|---|"]
+    for report, (md, html) in zip(reports, zip(paths[0::2], paths[1::2], strict=True), strict=True):
+        out.append(f"| {md_escape(report.competition_id)} | {report.status} | "
+                   f"[Markdown]({link(md)}) · [HTML]({link(html)}) |")
+    return "\n".join(out) + "\n"
+
+
 @dataclass
 class EditionsDone:
     """What :func:`apply_editions` stored."""
@@ -363,27 +433,36 @@ def publish_federation(
         logger.info("%s: list as of %s, edition %s", batch.federation, as_of, edition)
     else:
         published = Published(batch.federation, None, 0, 0)
-    reports = [
-        report_from_warehouse(db, cid, batch.federation, progress)
-        for cid in dict.fromkeys([
-            *batch.competitions.get_column("competition_id").unique(maintain_order=True).to_list(),
-            *(also_report or []),
-        ])
-    ]
+    ids = [*batch.competitions.get_column("competition_id").unique(maintain_order=True).to_list(),
+           *(also_report or [])]
+    reports = reports_from_warehouse(db, batch.federation, ids, progress)
     reports += unreadable_file_reports(batch)
     root = Path(reports_dir)
+    bulk = len(reports) > BULK_ARTIFACTS
     for report in reports:
-        if report is None:
-            continue
         if published.correcting_edition is not None and published.corrections is not None:
             report = with_correction(report, published)
         checkpoint("report")
-        paths = validations.write_report(report, root)
+        # A bulk night flushes its files once at the end instead of an fsync per file.
+        paths = validations.write_report(report, root, sync=not bulk)
         published.reports[report.competition_id] = report.status
         published.report_paths += [str(p) for p in paths]
+        if not bulk:
+            create_markdown_artifact(
+                key=artifact_key(report.federation, report.competition_id, "report"),
+                markdown=paths[0].read_text(encoding="utf-8"),
+                description=f"{report.federation} {report.competition_id}: {report.status}",
+            )
+    if bulk:
+        sync_reports()   # on disk before the load is marked published (below)
+        # One API call for the night instead of one per competition (issue 11): the
+        # organisers still get every report file, the UI one table linking them.
         create_markdown_artifact(
-            key=artifact_key(report.federation, report.competition_id, "report"),
-            markdown=paths[0].read_text(encoding="utf-8"),
-            description=f"{report.federation} {report.competition_id}: {report.status}",
+            key=artifact_key(batch.federation, "reports"),
+            markdown=reports_index(batch.federation, reports, published.report_paths),
+            description=f"{batch.federation}: {len(reports)} organiser report(s) in {root}",
         )
+    # Last: everything of the load is out. A kill before this line leaves the load's
+    # ``pending_publications`` row, and the next run finishes the job (tasks/recover.py).
+    finish_publication(db, batch.federation)
     return published

@@ -251,8 +251,15 @@ def build_report(
 def _conform(frame: pl.DataFrame | None, schema: dict[str, pl.DataType]) -> pl.DataFrame:
     # conform() on a frame without columns yields one row of nulls: an empty frame stays empty.
     if frame is None or frame.height == 0:
-        return empty(schema)
+        return _empty(tuple(schema.items()))
+    if list(frame.schema.items()) == list(schema.items()):
+        return frame   # already conforming (a bulk night's frames are): no polars query per report
     return conform(frame, schema)
+
+
+@functools.lru_cache(maxsize=32)
+def _empty(schema: tuple[tuple[str, pl.DataType], ...]) -> pl.DataFrame:
+    return empty(dict(schema))
 
 
 def _changes_with_names(changes: pl.DataFrame | None, players: pl.DataFrame | None) -> pl.DataFrame:
@@ -319,7 +326,11 @@ def _rating(value: Any) -> str:
 
 def _change_rows(changes: pl.DataFrame) -> list[dict[str, str]]:
     rows = []
-    for r in _changes_with_names(changes, None).sort("player_id").to_dicts():
+    # By player (no id first), in the engine's order within a player: sorted in Python,
+    # a polars sort per report costs more than the whole rendering on a loaded machine.
+    ordered = sorted(_changes_with_names(changes, None).to_dicts(),
+                     key=lambda r: (r.get("player_id") is not None, r.get("player_id") or ""))
+    for r in ordered:
         rows.append({
             "player_id": r.get("player_id") or "",
             "name": r.get("name") or "",
@@ -449,26 +460,40 @@ def _md_group(group: dict[str, Any]) -> list[str]:
             f"{md_escape(r['rule'])} | {md_escape(r['message'])} |"
         )
     if group["omitted"]:
-        out += ["", f"… and {group['omitted']} more warning(s) of {md_escape(group['rule'])} "
-                    "(same situation, other lines)."]
+        out += ["", (f"… and {group['omitted']} more warning(s) of {md_escape(group['rule'])} "
+                     "(same situation, other lines).")]
     return [*out, ""]
 
 
 _SEVERITY_WORD = {"reject": "rejection", "hold": "hold", "exclude": "exclusion", "warn": "warning"}
 
 
-def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) -> str:
+@dataclass(frozen=True)
+class _Parts:
+    """What both renderings of a report show, computed once when both are written."""
+
+    changes: list[dict[str, str]]
+    groups: list[dict[str, Any]]
+    counts: dict[str, int]
+
+    @classmethod
+    def of(cls, report: CompetitionReport, warn_limit: int | None) -> _Parts:
+        return cls(_change_rows(report.changes), _groups(report.findings, warn_limit), _counts(report.findings))
+
+
+def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT, parts: _Parts | None = None) -> str:
     """Decision first (status, officer, the findings that decided, rating changes), then the
     long tail of warnings, each rule once with its count."""
     out = [f"# Validation report: {md_escape(report.name or report.competition_id)}", ""]
     out.append(f"**{_HEADLINES.get(report.status, md_escape(report.status))}**")
     out.append("")
     out.extend(f"- {label}: {md_escape(value)}" for label, value in _header(report))
-    counts = _counts(report.findings)
+    parts = parts or _Parts.of(report, warn_limit)
+    counts = parts.counts
     held = f"{counts['hold']} hold, " if counts["hold"] else ""
     out.append(f"- Findings: {counts['reject']} reject, {held}{counts['exclude']} exclude, {counts['warn']} warning")
     out += ["", f"Next step: {_NEXT_STEP.get(report.status, '')}", ""]
-    groups = _groups(report.findings, warn_limit)
+    groups = parts.groups
     decisive = [g for g in groups if g["severity"] != "warn"]
     warnings = [g for g in groups if g["severity"] == "warn"]
     out += ["## Findings that decide the outcome", ""]
@@ -479,7 +504,7 @@ def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) ->
     for group in decisive:
         out += _md_group(group)
     out += ["## Rating changes", ""]
-    changes = _change_rows(report.changes)
+    changes = parts.changes
     if not changes:
         out.append("Not rated." if report.status in ("rejected", "superseded", "pending", "held")
                    else "No rating changes recorded for this competition yet.")
@@ -494,8 +519,8 @@ def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) ->
     progress = _progress_rows(report.progress)
     if progress:
         out += ["", "## Unrated players: progress toward an initial rating", "",
-                "| Player | Rules | Window | Games vs rated | Needed | First event (points) | "
-                "Rated opponents per event | Status |",
+                ("| Player | Rules | Window | Games vs rated | Needed | First event (points) | "
+                 "Rated opponents per event | Status |"),
                 "|---|---|---|---:|---:|---|---|---|"]
         for p in progress:
             out.append(
@@ -515,70 +540,14 @@ def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) ->
 
 
 # ------------------------------------------------------------------ html
-_CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;max-width:72rem;
-color:#1d2733;line-height:1.45;padding:0 1rem}
-h1{font-size:1.6rem;margin:0 0 .6rem}h2{font-size:1.2rem;margin:2rem 0 .6rem;border-bottom:1px solid #d5dbe3}
-.status{display:inline-block;padding:.45rem .9rem;border-radius:.35rem;font-weight:600;color:#fff}
-.status.accepted{background:#1f7a3a}.status.rejected{background:#b42318}
-.status.accepted_with_exclusions,.status.held{background:#b26b00}.status.superseded,.status.pending{background:#59636e}
-dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1.2rem;margin:1rem 0}dt{color:#59636e}dd{margin:0}
-.next{background:#f3f6f9;border-left:4px solid #8a99ab;padding:.6rem .9rem}
-table{border-collapse:collapse;width:100%;font-size:.92rem}
-th,td{border-bottom:1px solid #e3e8ee;padding:.35rem .5rem;text-align:left;vertical-align:top}
-th{background:#f3f6f9}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-.sev{font-weight:600;white-space:nowrap}.sev.reject{color:#b42318}.sev.hold{color:#b26b00}.sev.exclude{color:#b26b00}.sev.warn{color:#59636e}
-.more{color:#59636e;font-style:italic}details{margin:.4rem 0}summary{cursor:pointer;font-weight:600}.pos{color:#1f7a3a}.neg{color:#b42318}code{font-size:.9em}
-"""
+#: The HTML report's template and style sheet, package files beside this module (issue 13).
+_TEMPLATE_FILE, _CSS_FILE = "report.html", "report.css"
 
-_TEMPLATE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Validation report: {{ title }}</title><style>{{ css }}</style></head>
-<body>
-<h1>Validation report: {{ title }}</h1>
-<p class="status {{ status }}">{{ headline }}</p>
-<dl>{% for label, value in header %}<dt>{{ label }}</dt><dd>{{ value }}</dd>{% endfor %}
-<dt>Findings</dt><dd>{{ counts.reject }} reject, {% if counts.hold %}{{ counts.hold }} hold, {% endif %}{{ counts.exclude }} exclude, {{ counts.warn }} warning</dd></dl>
-<p class="next"><strong>Next step:</strong> {{ next_step }}</p>
-{% macro group_table(g) %}<details{% if g.severity != "warn" %} open{% endif %}><summary><code>{{ g.rule }}</code>: {{ g.count }} {{ severity_word[g.severity] }}{{ "" if g.count == 1 else "s" }}</summary>
-<table><thead><tr><th>Severity</th><th>File</th><th class="num">Line</th><th>Field</th>
-<th>Rule</th><th>What is wrong and how to fix it</th></tr></thead><tbody>
-{% for f in g.rows %}<tr><td class="sev {{ f.severity }}" title="{{ severity_text.get(f.severity, '') }}">{{ f.severity }}</td>
-<td>{{ f.source or "" }}</td><td class="num">{{ "—" if f.line is none else f.line }}</td><td>{{ f.field or "" }}</td>
-<td><code>{{ f.rule }}</code></td><td>{{ f.message }}</td></tr>
-{% endfor %}</tbody></table>
-{% if g.omitted %}<p class="more">… and {{ g.omitted }} more warning(s) of <code>{{ g.rule }}</code>
-(same situation, other lines).</p>{% endif %}</details>
-{% endmacro %}
-<h2>Findings that decide the outcome</h2>
-{% if not groups %}<p>No findings: the competition meets every rule.</p>
-{% elif not decisive %}<p>None: only warnings (listed at the end).</p>{% endif %}
-{% for g in decisive %}{{ group_table(g) }}{% endfor %}
-{% if progress %}<h2>Unrated players: progress toward an initial rating</h2>
-<table><thead><tr><th>Player</th><th>Rules</th><th>Window</th><th class="num">Games vs rated</th>
-<th class="num">Needed</th><th>First event (points)</th><th>Rated opponents per event</th><th>Status</th></tr></thead>
-<tbody>{% for p in progress %}<tr><td>{{ p.player }}</td><td>{{ p.rule_set }}</td><td>{{ p.window }}</td>
-<td class="num">{{ p.games }}</td><td class="num">{{ p.needed }}</td><td>{{ p.first }}</td><td>{{ p.per_event }}</td>
-<td>{{ p.status }}</td></tr>{% endfor %}</tbody></table>{% endif %}
-{% if fixes %}<h2>Published editions corrected</h2>
-<table><thead><tr><th>Player</th><th class="num">Edition</th><th class="num">Published</th><th class="num">Now</th></tr></thead>
-<tbody>{% for f in fixes %}<tr><td>{{ f.player }}</td><td class="num">{{ f.edition }}</td>
-<td class="num">{{ f.published }}</td><td class="num">{{ f.now }}</td></tr>{% endfor %}</tbody></table>{% endif %}
-<h2>Rating changes</h2>
-{% if changes %}<table><thead><tr><th>Player</th><th>Name</th>{% if has_period %}<th>Period</th>{% endif %}
-<th class="num">Before</th><th class="num">Games</th><th class="num">Score</th><th class="num">Expected</th>
-<th class="num">K</th><th class="num">Change</th><th class="num">After</th></tr></thead><tbody>
-{% for c in changes %}<tr><td>{{ c.player_id }}</td><td>{{ c.name }}</td>{% if has_period %}<td>{{ c.period }}</td>{% endif %}
-<td class="num">{{ c.before }}</td><td class="num">{{ c.games }}</td><td class="num">{{ c.score }}</td>
-<td class="num">{{ c.expected }}</td><td class="num">{{ c.k }}</td>
-<td class="num {{ 'neg' if c.change.startswith('-') else 'pos' }}">{{ c.change }}</td><td class="num">{{ c.after }}</td></tr>
-{% endfor %}</tbody></table>
-{% else %}<p>{{ no_changes }}</p>{% endif %}
-{% if warnings %}<h2>Warnings ({{ warnings | sum(attribute="count") }}): reported only</h2>
-{% for g in warnings %}{{ group_table(g) }}{% endfor %}{% endif %}
-</body></html>
-"""
+
+def _package_text(name: str) -> str:
+    from importlib.resources import files
+
+    return files("validations").joinpath(name).read_text(encoding="utf-8")
 
 
 @functools.cache
@@ -587,20 +556,28 @@ def _template() -> Any:
     import jinja2
 
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    return environment.from_string(_TEMPLATE)
+    return environment.from_string(_package_text(_TEMPLATE_FILE))
 
 
-def _html(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) -> str:
-    changes = _change_rows(report.changes)
-    groups = _groups(report.findings, warn_limit)
+@functools.cache
+def _css_markup() -> Any:
+    """The style sheet, inlined in every report (a report is one self-contained file)."""
+    import markupsafe
+
+    return markupsafe.Markup(_package_text(_CSS_FILE))
+
+
+def _html(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT, parts: _Parts | None = None) -> str:
+    parts = parts or _Parts.of(report, warn_limit)
+    changes, groups = parts.changes, parts.groups
     template = _template()
     return str(template.render(
         title=report.name or report.competition_id,
-        css=_CSS_MARKUP(),
+        css=_css_markup(),
         status=report.status if report.status in STATUSES else "pending",
         headline=_HEADLINES.get(report.status, report.status),
         header=_header(report),
-        counts=_counts(report.findings),
+        counts=parts.counts,
         next_step=_NEXT_STEP.get(report.status, ""),
         groups=groups,
         decisive=[g for g in groups if g["severity"] != "warn"],
@@ -614,12 +591,6 @@ def _html(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT) -> str
         no_changes=("Not rated." if report.status in ("rejected", "superseded", "pending", "held")
                     else "No rating changes recorded for this competition yet."),
     ))
-
-
-def _CSS_MARKUP() -> Any:
-    import markupsafe
-
-    return markupsafe.Markup(_CSS)
 
 
 def render_report(
@@ -664,10 +635,17 @@ def render_report(
     raise ReportError(f"report format must be 'markdown' or 'html', not {fmt!r}")
 
 
-def write_report(report: CompetitionReport, folder: Path) -> tuple[Path, Path]:
+def write_report(report: CompetitionReport, folder: Path, *, sync: bool = True) -> tuple[Path, Path]:
     """Write ``<federation>/<competition_id>.md`` and ``.html`` under ``folder``.
 
     The competition id is user input: characters unsafe in a file name are replaced.
+
+    Parameters
+    ----------
+    sync
+        Flush each file to disk before it replaces the old one (``fsync``). A bulk
+        writer passes ``False`` and calls :func:`sync_reports` once after the last
+        report: an ``fsync`` costs more than rendering the report.
 
     Returns
     -------
@@ -681,9 +659,35 @@ def write_report(report: CompetitionReport, folder: Path) -> tuple[Path, Path]:
     safe = safe_filename(report.competition_id)
     target = path_inside(folder, report.federation or "unknown")
     md, html = target / f"{safe}.md", target / f"{safe}.html"
-    atomic_write_text(md, render_report(report, fmt="markdown"))
-    atomic_write_text(html, render_report(report, fmt="html"))
+    parts = _Parts.of(report, WARN_LIMIT)   # both renderings show the same rows: derive them once
+    write = atomic_write_text if sync else _replace_text
+    write(md, _markdown(report, WARN_LIMIT, parts))
+    write(html, _html(report, WARN_LIMIT, parts))
     return md, html
+
+
+def _replace_text(path: Path, text: str) -> None:
+    """``path`` replaced by ``text`` through a temporary file and a rename: a process killed
+    half-way leaves the old file or the new one, never half of one (no ``fsync``)."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def sync_reports() -> None:
+    """Flush reports written with ``write_report(..., sync=False)`` to disk, all at once."""
+    import os
+
+    os.sync()
 
 
 # ------------------------------------------------------------------ one outcome per file

@@ -17,6 +17,7 @@ from typing import TypeVar
 import polars as pl
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
+from sqlmodel import Field, SQLModel
 
 from formats.schema import (
     BYES_SCHEMA,
@@ -55,8 +56,12 @@ __all__ = [
     "FILES_SCHEMA",
     "LoadBatch",
     "LoadResult",
+    "PendingPublication",
+    "finish_publication",
     "load_batch",
     "load_seed",
+    "pending_publications",
+    "published_by",
     "register_federation",
     "seen_checksums",
 ]
@@ -83,6 +88,26 @@ _T_EXPLANATIONS = Explanation.__table__  # type: ignore[attr-defined]
 _T_RATINGS = Rating.__table__  # type: ignore[attr-defined]
 _T_SEED = SeedEntry.__table__  # type: ignore[attr-defined]
 _T_DERIVED_STATE = DerivedState.__table__  # type: ignore[attr-defined]
+
+
+
+class PendingPublication(SQLModel, table=True):
+    """A load whose publication (editions, reports) has not finished yet (issue 9).
+
+    :func:`load_batch` writes the row in the load's own transaction; the publish step
+    deletes it once every edition and report of the load is out. A run killed in
+    between leaves the row, and the next run finishes that publication first
+    (``tasks/recover.py``), so nothing committed stays unpublished.
+    """
+
+    __tablename__ = "pending_publications"
+
+    federation: str = Field(primary_key=True, sa_type=sa.String())
+    #: ``loads.id`` of the load; 0: a load that only replaced derived rows (a backfill)
+    load_id: int = Field(primary_key=True, sa_type=sa.BigInteger(), sa_column_kwargs={"autoincrement": False})
+
+
+_T_PENDING = PendingPublication.__table__  # type: ignore[attr-defined]
 
 _VALIDATION_STATUSES = ("accepted", "rejected", "held")  # held: waits for the rating officer (issue 14)
 
@@ -499,6 +524,8 @@ def load_batch(engine: Engine, batch: LoadBatch) -> LoadResult:
         if files_loaded.height == 0:
             _replace_derived(conn, fed, batch.changes, batch.explanations, batch.ratings,
                              batch.derived_offset, batch.derived_basis)
+            if batch.changes is not None:
+                _mark_pending(conn, fed, 0)
             return LoadResult(0, files_skipped, 0, 0, 0)
 
         # Versions already in the warehouse for the competitions arriving now.
@@ -583,6 +610,7 @@ def load_batch(engine: Engine, batch: LoadBatch) -> LoadResult:
         _stage_players(conn, fed, players)
         _replace_derived(conn, fed, batch.changes, batch.explanations, batch.ratings,
                          batch.derived_offset, batch.derived_basis)
+        _mark_pending(conn, fed, load_id)
         return LoadResult(
             files_loaded=files_loaded.height,
             files_skipped=files_skipped,
@@ -591,6 +619,72 @@ def load_batch(engine: Engine, batch: LoadBatch) -> LoadResult:
             games_loaded=new_games.height,
             load_id=load_id,
         )
+
+
+def _mark_pending(conn: Connection, federation: str, load_id: int) -> None:
+    """Record, in the load's transaction, that this load still has to be published."""
+    exists = conn.execute(
+        sa.select(_T_PENDING.c.load_id).where(_T_PENDING.c.federation == federation, _T_PENDING.c.load_id == load_id)
+    ).first()
+    if exists is None:
+        conn.execute(sa.insert(_T_PENDING).values(federation=federation, load_id=load_id))
+
+
+def pending_publications(engine: Engine, federation: str | None = None) -> dict[str, list[int]]:
+    """Loads whose publication did not finish: federation -> ``loads.id`` (0: derived rows only).
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> pending_publications(get_engine("sqlite://"))
+    {}
+    """
+    query = sa.select(_T_PENDING.c.federation, _T_PENDING.c.load_id).order_by(
+        _T_PENDING.c.federation, _T_PENDING.c.load_id
+    )
+    if federation is not None:
+        query = query.where(_T_PENDING.c.federation == federation)
+    out: dict[str, list[int]] = {}
+    with engine.connect() as conn:
+        for fed, load_id in conn.execute(query):
+            out.setdefault(str(fed), []).append(int(load_id))
+    return out
+
+
+def published_by(engine: Engine, federation: str, load_ids: list[int]) -> tuple[list[str], pl.DataFrame]:
+    """What loads ``load_ids`` bring to publish: their competitions (ids, in load order) and
+    the findings of their files that no competition holds (FINDINGS_SCHEMA)."""
+    from warehouse.bulk import read_frame
+
+    ids = [i for i in load_ids if i]
+    if not ids:
+        return [], empty(FINDINGS_SCHEMA)
+    comps, findings = _T_COMPETITIONS.c, _T_FINDINGS.c
+    with engine.connect() as conn:
+        competition_ids = [
+            str(cid) for (cid,) in conn.execute(
+                sa.select(comps.competition_id).where(comps.federation == federation, comps.load_id.in_(ids))
+                .order_by(comps.id)
+            )
+        ]
+        orphans = read_frame(
+            conn,
+            sa.select(*(findings[name] for name in FINDINGS_SCHEMA)).where(
+                findings.federation == federation, findings.load_id.in_(ids),
+                findings.competition_key.is_(None), findings.competition_id.is_(None),
+            ).order_by(findings.id),
+            FINDINGS_SCHEMA,
+        )
+    return list(dict.fromkeys(competition_ids)), orphans
+
+
+def finish_publication(engine: Engine, federation: str, load_ids: list[int] | None = None) -> None:
+    """Mark the publication of ``federation``'s loads (all, or ``load_ids``) as done."""
+    with write_transaction(engine) as conn:
+        query = sa.delete(_T_PENDING).where(_T_PENDING.c.federation == federation)
+        if load_ids is not None:
+            query = query.where(_T_PENDING.c.load_id.in_(load_ids))
+        conn.execute(query)
 
 
 def load_seed(

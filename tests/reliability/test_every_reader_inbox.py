@@ -9,19 +9,20 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from typing import cast
 
 import polars as pl
 import pytest
 
 import warehouse
-from flows.nightly import nightly
+from flows.nightly import NightlyRun, nightly
 from tests.reliability.inbox import broken_files, good_files
 
 AS_OF = date(2026, 2, 1)
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
 
-def _night(tmp: Path, files: dict[str, tuple[str, bytes]], tag: str) -> tuple[object, str, Path]:
+def _night(tmp: Path, files: dict[str, tuple[str, bytes]], tag: str) -> tuple[NightlyRun, str, Path]:
     inbox = tmp / f"inbox-{tag}"
     inbox.mkdir()
     for name, data in files.values():
@@ -29,11 +30,11 @@ def _night(tmp: Path, files: dict[str, tuple[str, bytes]], tag: str) -> tuple[ob
     url = f"sqlite:///{tmp / f'{tag}.db'}"
     reports = tmp / f"reports-{tag}"
     run = nightly(inbox=str(inbox), warehouse_url=url, as_of=AS_OF, reports_dir=str(reports))
-    return run, url, reports
+    return cast(NightlyRun, run), url, reports
 
 
-CHANGE_COLUMNS = {"competition_id": pl.Utf8, "player_id": pl.Utf8, "rating_before": pl.Float64,
-                  "rating_after": pl.Float64}
+CHANGE_COLUMNS = pl.Schema({"competition_id": pl.Utf8(), "player_id": pl.Utf8(),
+                            "rating_before": pl.Float64(), "rating_after": pl.Float64()})
 
 
 def _changes(url: str) -> pl.DataFrame:

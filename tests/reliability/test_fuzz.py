@@ -53,9 +53,9 @@ def _seeds() -> dict[str, list[tuple[str, bytes]]]:
             if path.stat().st_size > MAX_SEED_BYTES:
                 continue
             data = path.read_bytes()
-            fmt = formats.detect(data, path.name)
-            if fmt is not None:
-                seeds.setdefault(fmt.split("-")[0], []).append((path.name, data))
+            found = formats.detect(data, path.name)
+            if found is not None:
+                seeds.setdefault(found.split("-")[0], []).append((path.name, data))
     seeds.pop("unknown", None)
     return seeds
 
@@ -139,7 +139,7 @@ def test_mutated_files_become_findings_never_exceptions(reader: str) -> None:
 
 
 def test_every_seed_file_is_read_within_the_bounds() -> None:
-    for reader, seeds in SEEDS.items():
+    for seeds in SEEDS.values():
         for name, data in seeds:
             _check(name, data)
 

@@ -97,8 +97,7 @@ def test_markdown_report() -> None:
     lines = md.splitlines()
     assert lines[0].startswith("# Validation report: Open &lt;script&gt;")
     assert "**Accepted with excluded games" in md
-    finding_rows = [ln for ln in lines if ln.startswith("| reject") or ln.startswith("| exclude")
-                    or ln.startswith("| warn")]
+    finding_rows = [ln for ln in lines if ln.startswith(("| reject", "| exclude", "| warn"))]
     assert len(finding_rows) == 3
     assert all(row.count(" | ") == 5 for row in finding_rows)  # user pipes escaped: 6 cells
     assert "| 1 | &lt;script&gt;" in md

@@ -1,0 +1,104 @@
+"""A run that dies after its load commits is published by the next run (issue 9).
+
+In process and quick: an unexpected error injected at a publication checkpoint
+(``RATINGS_FAULT_AT``) stands for the SIGKILL of ``test_crash_run.py``, which
+exercises the same path through the CLI. The load's ``pending_publications`` row
+survives the failure, and the rerun (whose inbox brings nothing new) finishes the
+editions and the reports: warehouse and reports then equal a clean run's.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from contextlib import ExitStack
+from datetime import date
+from pathlib import Path
+from typing import cast
+
+import pytest
+
+import warehouse
+from flows.backfill import backfill
+from flows.nightly import NightlyRun, nightly
+from tests.conftest import postgres_database
+from tests.reliability.dump import canonical_dump
+from warehouse import guard
+from warehouse.load import pending_publications
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "examples" / "inbox"
+AS_OF = date(2026, 2, 1)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def make_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
+    """A factory of fresh, empty warehouses of one kind."""
+    with ExitStack() as stack:
+        count = iter(range(100))
+
+        def make() -> str:
+            if request.param == "sqlite":
+                return f"sqlite:///{tmp_path / f'w{next(count)}.db'}"
+            return stack.enter_context(postgres_database())
+
+        yield make
+
+
+def _night(inbox: Path, url: str, out: Path) -> NightlyRun:
+    run = nightly(inbox=str(inbox), warehouse_url=url, as_of=AS_OF, reports_dir=str(out / "reports"),
+                  site_dir=str(out / "site"))
+    return cast(NightlyRun, run)
+
+
+@pytest.mark.parametrize("point", ["report:1", "report:4", "publish:1"])
+def test_a_night_that_dies_in_publication_is_finished_by_the_next_run(
+    point: str, make_url: object, tmp_path: Path, prefect_harness: None, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    inbox = tmp_path / "inbox"
+    shutil.copytree(SAMPLE, inbox)
+    clean_url, url = make_url(), make_url()  # type: ignore[operator]
+    _night(inbox, clean_url, tmp_path / "clean")
+    clean = canonical_dump(clean_url, tmp_path / "clean")
+
+    guard._passes.clear()
+    monkeypatch.setenv("RATINGS_FAULT_AT", point)
+    with pytest.raises(RuntimeError, match="fault injected"):
+        _night(inbox, url, tmp_path / "crashed")
+    monkeypatch.delenv("RATINGS_FAULT_AT")
+    db = warehouse.get_engine(url)
+    # "publish:1" comes after the publication is done: nothing is left pending.
+    assert pending_publications(db) == ({} if point == "publish:1" else {"ajusc": [1]})
+
+    again = _night(inbox, url, tmp_path / "crashed")
+    assert pending_publications(db) == {}
+    assert again.published == {}   # tonight's inbox brought nothing new; the recovery did the work
+    rows, files = canonical_dump(url, tmp_path / "crashed")
+    assert rows == clean[0]
+    assert files == clean[1]
+
+
+def test_a_backfill_that_dies_before_publishing_is_finished_by_the_next_run(
+    make_url: object, tmp_path: Path, prefect_harness: None, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    inbox = tmp_path / "inbox"
+    shutil.copytree(SAMPLE, inbox)
+    clean_url, url = make_url(), make_url()  # type: ignore[operator]
+    for target, out in ((clean_url, tmp_path / "clean"), (url, tmp_path / "crashed")):
+        _night(inbox, target, out)
+    backfill(federation="ajusc", from_date=date(2025, 1, 1), warehouse_url=clean_url, as_of=AS_OF,
+             reports_dir=str(tmp_path / "clean" / "reports"), site_dir=str(tmp_path / "clean" / "site"))
+    clean = canonical_dump(clean_url, tmp_path / "clean")
+
+    guard._passes.clear()
+    monkeypatch.setenv("RATINGS_FAULT_AT", "load:1")
+    with pytest.raises(RuntimeError, match="fault injected"):
+        backfill(federation="ajusc", from_date=date(2025, 1, 1), warehouse_url=url, as_of=AS_OF,
+                 reports_dir=str(tmp_path / "crashed" / "reports"), site_dir=str(tmp_path / "crashed" / "site"))
+    monkeypatch.delenv("RATINGS_FAULT_AT")
+    db = warehouse.get_engine(url)
+    assert pending_publications(db) == {"ajusc": [0]}
+    # The next run is a nightly with nothing new: it finishes the backfill's publication.
+    _night(inbox, url, tmp_path / "crashed")
+    assert pending_publications(db) == {}
+    assert canonical_dump(url, tmp_path / "crashed") == clean
