@@ -77,11 +77,20 @@ def postgres_database() -> Iterator[str]:
     ``RATINGS_REQUIRE_POSTGRES=1`` (set by ``.ci/run``). The one implementation behind the
     PostgreSQL fixtures of flows, tasks and website tests.
     """
+    from warehouse.testing import postgres_server_url, temporary_postgres_database
+
+    require_postgres()
+    with temporary_postgres_database(postgres_server_url()) as url:
+        yield url
+
+
+def require_postgres() -> None:
+    """Skip the test when PostgreSQL is unreachable, or fail under ``RATINGS_REQUIRE_POSTGRES=1``
+    (set by ``.ci/run``): a PostgreSQL test never passes as a skip in CI."""
     from warehouse.testing import (
         postgres_required,
         postgres_server_url,
         postgres_unavailable_reason,
-        temporary_postgres_database,
     )
 
     reason = postgres_unavailable_reason(postgres_server_url())
@@ -89,5 +98,3 @@ def postgres_database() -> Iterator[str]:
         if postgres_required():
             pytest.fail(f"PostgreSQL required (RATINGS_REQUIRE_POSTGRES=1) but {reason}")
         pytest.skip(f"PostgreSQL not reachable: {reason}")
-    with temporary_postgres_database(postgres_server_url()) as url:
-        yield url

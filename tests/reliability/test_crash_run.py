@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require_postgres
 from tests.reliability.cli import ratings
 from tests.reliability.dump import Dump, canonical_dump
 
@@ -45,14 +46,11 @@ def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object
 
     from warehouse.testing import (
         postgres_server_url,
-        postgres_unavailable_reason,
         temporary_postgres_database,
     )
 
     if request.param == "postgresql":
-        reason = postgres_unavailable_reason(postgres_server_url())
-        if reason is not None:
-            pytest.skip(f"PostgreSQL not reachable: {reason}")
+        require_postgres()
     with ExitStack() as stack:
         count = iter(range(10_000))
 

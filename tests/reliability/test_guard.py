@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require_postgres
 from warehouse.db import get_engine
 from warehouse.guard import WarehouseBusyError, hold
 from warehouse.testing import table_rows
@@ -28,13 +29,10 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         return
     from warehouse.testing import (
         postgres_server_url,
-        postgres_unavailable_reason,
         temporary_postgres_database,
     )
 
-    reason = postgres_unavailable_reason(postgres_server_url())
-    if reason is not None:
-        pytest.skip(f"PostgreSQL not reachable: {reason}")
+    require_postgres()
     with temporary_postgres_database(postgres_server_url(), prefix="ratings_guard_") as pg:
         yield pg
 

@@ -19,6 +19,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
+from tests.conftest import require_postgres
 from tests.reliability.cli import ratings
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "inbox"
@@ -31,13 +32,10 @@ def secret_url() -> Iterator[tuple[str, str]]:
     """(URL with a password, the password) of a throwaway database and login role."""
     from warehouse.testing import (
         postgres_server_url,
-        postgres_unavailable_reason,
         temporary_postgres_database,
     )
 
-    reason = postgres_unavailable_reason(postgres_server_url())
-    if reason is not None:
-        pytest.skip(f"PostgreSQL not reachable: {reason}")
+    require_postgres()
     role, password = f"ratings_secret_{secrets.token_hex(4)}", f"Pw{secrets.token_hex(12)}"
     admin = sa.create_engine(postgres_server_url(), isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
