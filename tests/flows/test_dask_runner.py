@@ -94,3 +94,23 @@ def test_in_process_ignores_the_dask_workers_with_one_line(
 def test_a_negative_number_of_workers_is_refused() -> None:
     with pytest.raises(ValueError, match="0 or more"):
         run_flow(nightly, dask_workers=-1)
+
+
+@pytest.mark.slow
+def test_ratings_run_takes_the_option_and_refuses_a_negative_one(tmp_path: Path) -> None:
+    from tests.reliability.cli import ratings
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for reader in FILES.values():
+        name, data = good_files()[reader]
+        (inbox / name).write_bytes(data)
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    args = ("run", "--inbox", "inbox", "--warehouse", url, "--as-of", AS_OF.isoformat(), "--no-site")
+    done = ratings(tmp_path, *args, "--dask-workers", "2", RATINGS_ORCHESTRATOR="local")
+    assert done.returncode == 0, done.stderr[-3000:]
+    for fed in FILES:
+        assert f"{fed}: " in done.stdout, done.stdout
+    refused = ratings(tmp_path, *args, RATINGS_ORCHESTRATOR="local", RATINGS_DASK_WORKERS="-1")
+    assert refused.returncode == 2 and "Traceback" not in refused.stdout + refused.stderr
+    assert "--dask-workers" in refused.stderr, refused.stderr[-2000:]
