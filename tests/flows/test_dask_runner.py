@@ -54,10 +54,17 @@ def _outcomes(summary: NightlyRun) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_dask_nightly_equals_the_sequential_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dask_nightly_equals_the_sequential_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     assert orchestration.use_prefect_engine()   # the harness's API: the Prefect engine runs the flow
     sequential, seq_url = _night(tmp_path / "sequential", monkeypatch, dask_workers=0)
-    parallel, dask_url = _night(tmp_path / "dask", monkeypatch, dask_workers=2)
+    assert not any(r.name.startswith("distributed") for r in caplog.records)
+    with caplog.at_level("INFO"):
+        parallel, dask_url = _night(tmp_path / "dask", monkeypatch, dask_workers=2)
+    # The cluster really ran: its scheduler saw two workers join.
+    joined = [r for r in caplog.records if r.name.startswith("distributed") and "Register worker" in r.getMessage()]
+    assert len(joined) == 2, [r.getMessage() for r in caplog.records if r.name.startswith("distributed")][:20]
 
     assert not parallel.internal_errors and not sequential.internal_errors
     assert set(parallel.competitions) == set(FILES)
