@@ -104,9 +104,9 @@ def prepare(competitions: pl.DataFrame, games: pl.DataFrame, start: pl.DataFrame
     # A lookup, not a join: a hash join on a million id strings costs ten times more, and
     # this keeps the games in their input order.
     g = g.with_columns(
-        pl.col("competition_id").replace_strict(
+        (pl.col("competition_id").replace_strict(   # an empty mapping returns the input (polars 2.1)
             comps["competition_id"], comps["comp_idx"], default=None, return_dtype=pl.Int64
-        ).alias("comp_idx")
+        ) if comps.height else pl.lit(None, pl.Int64)).alias("comp_idx")
     ).filter(pl.col("comp_idx").is_not_null())
     bad_score = g.filter(~pl.col("score_a").is_in([0.0, 0.5, 1.0]))
     if bad_score.height:
@@ -130,9 +130,11 @@ def prepare(competitions: pl.DataFrame, games: pl.DataFrame, start: pl.DataFrame
     ids = pl.concat([seed_ids, g["player_a"], g["player_b"]]).unique(maintain_order=True).drop_nulls()
     player_ids: list[str] = ids.to_list()
     pidx = pl.Series(range(len(player_ids)), dtype=pl.Int64)
-    g = g.with_columns(
-        pl.col("player_a").replace_strict(ids, pidx, return_dtype=pl.Int64).alias("a_idx"),
-        pl.col("player_b").replace_strict(ids, pidx, return_dtype=pl.Int64).alias("b_idx"),
+    g = g.with_columns(   # no ids: no games, and an empty mapping would return the strings (polars 2.1)
+        (pl.col("player_a").replace_strict(ids, pidx, return_dtype=pl.Int64) if len(player_ids)
+         else pl.lit(None, pl.Int64)).alias("a_idx"),
+        (pl.col("player_b").replace_strict(ids, pidx, return_dtype=pl.Int64) if len(player_ids)
+         else pl.lit(None, pl.Int64)).alias("b_idx"),
     )
     counts = np.bincount(g["comp_idx"].to_numpy(), minlength=comps.height)
     offsets = np.zeros(comps.height + 1, dtype=np.int64)
@@ -152,6 +154,8 @@ def seed_column(start: pl.DataFrame, player_ids: list[str], column: str, dtype: 
     seed = start.select(pl.col("player_id").cast(pl.Utf8), pl.col(column).cast(dtype, strict=False)).unique(
         subset="player_id", keep="last", maintain_order=True
     ).filter(pl.col("player_id").is_not_null())
+    if not seed.height:   # replace_strict with an empty mapping returns its input unchanged (polars 2.1)
+        return pl.Series(column, [None] * len(player_ids), dtype=dtype)
     # A lookup rather than a join: the same result at a fraction of the cost.
     return pl.Series(column, player_ids, dtype=pl.Utf8).replace_strict(
         seed["player_id"], seed[column], default=None, return_dtype=dtype

@@ -388,6 +388,10 @@ def run(
     gx_root: Annotated[Path | None, typer.Option("--gx-root", help="Great Expectations project folder (Data Docs).")] = None,
     site: SiteOpt = Path("site"),
     no_site: NoSiteOpt = False,
+    dask_workers: Annotated[int, typer.Option(
+        "--dask-workers", min=0, envvar="RATINGS_DASK_WORKERS",
+        help="Validate the federations in parallel on a local Dask cluster of N processes "
+             "(under the Prefect engine; in-process it is ignored). 0: no Dask.")] = 0,
 ) -> None:
     """The nightly job, one shot: ingest, validate, rate, load, publish."""
     from flows.config import federation_config
@@ -405,7 +409,7 @@ def run(
         ["ingest_inbox", "validate_batch", "rate_federation", "load_federation", "publish_federation", "publish_site"]
     ):
         summary = run_flow(
-            nightly, inbox=str(inbox), warehouse_url=None, federation=federation, as_of=day,
+            nightly, dask_workers=dask_workers, inbox=str(inbox), warehouse_url=None, federation=federation, as_of=day,
             reports_dir=str(reports), gx_root=str(gx_root) if gx_root else None,
             site_dir=None if no_site else str(site),
         )

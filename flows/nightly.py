@@ -2,6 +2,11 @@
 
 Run by the ``nightly`` deployments of ``prefect.yaml`` (one per federation, on a
 cron schedule) or by hand with ``ratings run``.
+
+On a Dask task runner (``ratings run --dask-workers N``, issue 11) the federations'
+validations run in parallel on the Dask workers, gathered before the first rating; rate,
+load and publish stay sequential per federation (they write the warehouse under one
+guard), so the outcome is the sequential run's.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from prefect import flow
 
 from flows import errors
 from flows.config import federation_config
-from flows.orchestration import call, get_run_logger
+from flows.orchestration import call, call_each, get_run_logger, on_dask
 from tasks.decisions import record_approvals_rated, with_pending_approvals
 from tasks.gx import build_data_docs, prepare_gx_project
 from tasks.ingest import FederationBatch, ingest_inbox
@@ -104,12 +109,19 @@ def nightly(
     finished: list[FederationBatch] = []
     changes: dict[str, pl.DataFrame] = {}
     failed_files: dict[str, str] = {}
+    validated = _validate_on_dask(ingested.batches, gx_root, warehouse_url) if on_dask() else {}
     for fed, batch in sorted(ingested.batches.items()):
         stage = "validate"
         try:
             config = federation_config(fed) if fed != "unknown" else {}
             if config:
-                batch = call(validate_batch, batch, config, gx_root, warehouse_url)
+                if fed in validated:
+                    outcome = validated[fed]
+                    if isinstance(outcome, Exception):
+                        raise outcome
+                    batch = outcome
+                else:
+                    batch = call(validate_batch, batch, config, gx_root, warehouse_url)
                 checkpoint("validate")
                 stage = "rate"
                 rated = call(rate_federation, batch, warehouse_url, config, as_of)
@@ -155,6 +167,26 @@ def nightly(
         site_dir = site_dir or str(Path(reports_dir).parent / "site")
         call(publish_site, warehouse_url, site_dir, federation, as_of)
     return summary
+
+
+def _validate_on_dask(
+    batches: dict[str, FederationBatch], gx_root: str | None, warehouse_url: str | None,
+) -> dict[str, FederationBatch | Exception]:
+    """Every known federation's ``validate_batch``, submitted to the Dask workers at once.
+
+    Federation -> its validated batch, or the exception it raised (re-raised in that
+    federation's turn, so it stops that federation alone, as in the sequential run).
+    """
+    known: list[tuple[str, dict[str, object]]] = []
+    for fed in sorted(batches):
+        try:
+            config = federation_config(fed) if fed != "unknown" else {}
+        except Exception:   # noqa: BLE001, S112 - left to that federation's turn, which reports it
+            continue
+        if config:
+            known.append((fed, config))
+    outcomes = call_each(validate_batch, [(batches[fed], config, gx_root, warehouse_url) for fed, config in known])
+    return {fed: outcome for (fed, _), outcome in zip(known, outcomes, strict=True)}
 
 
 def _internal_error(federation: str, stage: str, error: Exception) -> str:

@@ -13,6 +13,13 @@ environment, the Prefect profile, the test harness), in-process when none is.
 
 Inside a Prefect run :func:`call` is a plain task call, so the flows read the same
 either way.
+
+Scale out (issue 11): ``run_flow(flow, dask_workers=N)`` runs the flow on a local Dask
+cluster of ``N`` worker processes (prefect-dask's ``DaskTaskRunner``, no dashboard),
+under the Prefect engine only; in-process it logs one line and runs sequentially. A flow
+fans independent task calls out with :func:`call_each`: submitted to Dask when the flow
+runs on it, one after the other otherwise. Workers inherit the environment, so they find
+the warehouse in ``$RATINGS_WAREHOUSE_URL`` as the flow does.
 """
 
 from __future__ import annotations
@@ -20,15 +27,18 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from tasks.runtime import FLOW_LOGGER, TASK_LOGGER, current_task, get_run_logger, in_prefect_run
 
-__all__ = ["ORCHESTRATOR_ENV", "call", "get_run_logger", "run_flow", "use_prefect_engine"]
+__all__ = ["DASK_WORKERS_ENV", "ORCHESTRATOR_ENV", "call", "call_each", "dask_task_runner", "get_run_logger",
+           "on_dask", "run_flow", "use_prefect_engine"]
 
 #: ``prefect``: always the Prefect engine; ``local``: never; unset or ``auto``: by the API URL.
 ORCHESTRATOR_ENV = "RATINGS_ORCHESTRATOR"
+#: Worker processes of the local Dask cluster for ``ratings run`` (``--dask-workers``); 0: none.
+DASK_WORKERS_ENV = "RATINGS_DASK_WORKERS"
 
 R = TypeVar("R")
 
@@ -50,12 +60,76 @@ def use_prefect_engine() -> bool:
     return bool(get_current_settings().api.url)
 
 
-def run_flow(flow: Any, **parameters: Any) -> Any:
-    """Call ``flow`` with ``parameters``: through the Prefect engine, or its body in-process."""
+def dask_task_runner(workers: int) -> Any:
+    """A ``DaskTaskRunner`` on a local cluster of ``workers`` processes, one thread each, offline."""
+    from prefect_dask.task_runners import DaskTaskRunner
+
+    return DaskTaskRunner(cluster_kwargs={
+        "n_workers": workers, "processes": True, "threads_per_worker": 1, "dashboard_address": None,
+    })
+
+
+def run_flow(flow: Any, dask_workers: int = 0, **parameters: Any) -> Any:
+    """Call ``flow`` with ``parameters``: through the Prefect engine, or its body in-process.
+
+    ``dask_workers`` > 0: under the Prefect engine the flow's task runner is a local Dask
+    cluster of that many processes; in-process there is no task runner, one line says so.
+    """
+    if dask_workers < 0:
+        raise ValueError(f"the number of Dask workers must be 0 or more, not {dask_workers}")
     if use_prefect_engine():
+        if dask_workers:
+            flow = flow.with_options(task_runner=dask_task_runner(dask_workers))
         return flow(**parameters)
-    logging.getLogger(FLOW_LOGGER).debug("flow %s runs in-process (no Prefect API configured)", flow.name)
+    log = logging.getLogger(FLOW_LOGGER)
+    if dask_workers:
+        log.info("flow %s runs in-process (no Prefect API configured): %d Dask worker(s) ignored, "
+                 "its tasks run one after the other", flow.name, dask_workers)
+    log.debug("flow %s runs in-process (no Prefect API configured)", flow.name)
     return flow.fn(**parameters)
+
+
+def on_dask() -> bool:
+    """True inside a Prefect flow run whose task runner is prefect-dask's ``DaskTaskRunner``."""
+    if not in_prefect_run():
+        return False
+    from prefect.context import FlowRunContext
+
+    context = FlowRunContext.get()
+    runner = getattr(context, "task_runner", None)
+    if runner is None:
+        return False
+    try:
+        from prefect_dask.task_runners import DaskTaskRunner
+    except ImportError:   # pragma: no cover - prefect-dask is a dependency
+        return False
+    return isinstance(runner, DaskTaskRunner)
+
+
+def call_each(task: Callable[..., R], calls: Sequence[tuple[Any, ...]]) -> list[R | Exception]:
+    """Run ``task`` once per argument tuple of ``calls``; each call's result or its exception.
+
+    On a Dask task runner (:func:`on_dask`) every call is submitted first, then gathered in
+    order; otherwise each goes through :func:`call`, one after the other. An exception is
+    returned in its call's place (the caller decides what it stops), never raised.
+    """
+    if on_dask():
+        prefect_task: Any = task
+        futures = [prefect_task.submit(*args) for args in calls]
+        outcomes: list[R | Exception] = []
+        for future in futures:
+            try:
+                outcomes.append(future.result())
+            except Exception as error:   # noqa: BLE001 - returned in its place; the caller decides
+                outcomes.append(error)
+        return outcomes
+    results: list[R | Exception] = []
+    for args in calls:
+        try:
+            results.append(call(task, *args))
+        except Exception as error:   # noqa: BLE001 - returned in its place; the caller decides
+            results.append(error)
+    return results
 
 
 def _delay(task: Any, attempt: int) -> float:
