@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -104,6 +105,14 @@ def mutated(draw: st.DrawFn, reader: str) -> tuple[str, bytes]:
 
 FINDINGS: dict[str, int] = {}
 FUZZED: dict[str, int] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _figures() -> Iterator[None]:
+    """The figures of a run (shown with ``-s``): files fuzzed and findings produced per format."""
+    yield
+    for fmt in sorted(FUZZED):
+        print(f"\nfuzz: {fmt}: {FUZZED[fmt]} file(s) read, {FINDINGS[fmt]} finding(s)", end="")
 
 
 def _check(name: str, data: bytes) -> None:
