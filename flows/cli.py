@@ -30,8 +30,9 @@ from typer.core import TyperGroup
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
-# Without PREFECT_API_URL a flow call starts a temporary server; on a busy machine it took
-# more than Prefect's default 20 s to answer and `ratings run` died with a timeout.
+# Forced onto the Prefect engine without PREFECT_API_URL (RATINGS_ORCHESTRATOR=prefect), a flow
+# call starts a temporary server; on a busy machine it took more than Prefect's default 20 s
+# to answer and `ratings run` died with a timeout.
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
 
 
