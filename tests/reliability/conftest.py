@@ -63,3 +63,22 @@ def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             server.wait(timeout=30)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
+    """A factory of fresh, empty warehouses of one kind (SQLite files, or PostgreSQL
+    databases dropped afterwards; under ``RATINGS_REQUIRE_POSTGRES=1`` a missing server fails)."""
+    from contextlib import ExitStack
+
+    from tests.conftest import postgres_database
+
+    with ExitStack() as stack:
+        count = iter(range(10_000))
+
+        def make() -> str:
+            if request.param == "sqlite":
+                return f"sqlite:///{tmp_path / f'w{next(count)}.db'}"
+            return stack.enter_context(postgres_database())
+
+        yield make

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,22 +25,6 @@ AS_OF = "2026-02-01"
 pytestmark = [pytest.mark.slow]
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
-    """A factory of fresh, empty warehouses of one kind."""
-    from contextlib import ExitStack
-
-    from tests.conftest import postgres_database
-
-    with ExitStack() as stack:
-        count = iter(range(100))
-
-        def make() -> str:
-            if request.param == "sqlite":
-                return f"sqlite:///{tmp_path / f'w{next(count)}.db'}"
-            return stack.enter_context(postgres_database())
-
-        yield make
 
 
 def _rows(url: str) -> dict[str, list[tuple[object, ...]]]:

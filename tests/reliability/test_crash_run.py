@@ -21,12 +21,10 @@ import os
 import random
 import shutil
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import require_postgres
 from tests.reliability.cli import ratings
 from tests.reliability.dump import Dump, canonical_dump
 
@@ -39,28 +37,6 @@ STAGES = ["ingest:1", "validate:1", "rate:1", "load:1", "report:1", "report:3", 
 pytestmark = [pytest.mark.crash, pytest.mark.slow]
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
-    """A factory of fresh, empty warehouses of one kind."""
-    from contextlib import ExitStack
-
-    from warehouse.testing import (
-        postgres_server_url,
-        temporary_postgres_database,
-    )
-
-    if request.param == "postgresql":
-        require_postgres()
-    with ExitStack() as stack:
-        count = iter(range(10_000))
-
-        def make() -> str:
-            n = next(count)
-            if request.param == "sqlite":
-                return f"sqlite:///{tmp_path / f'w{n}.db'}"
-            return stack.enter_context(temporary_postgres_database(postgres_server_url(), prefix="ratings_crash_"))
-
-        yield make
 
 
 def _command(kind: str, inbox: Path, url: str, out: Path) -> list[str]:

@@ -10,8 +10,6 @@ editions and the reports: warehouse and reports then equal a clean run's.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
-from contextlib import ExitStack
 from datetime import date
 from pathlib import Path
 from typing import cast
@@ -21,7 +19,6 @@ import pytest
 import warehouse
 from flows.backfill import backfill
 from flows.nightly import NightlyRun, nightly
-from tests.conftest import postgres_database
 from tests.reliability.dump import canonical_dump
 from warehouse import guard
 from warehouse.load import pending_publications
@@ -31,18 +28,6 @@ SAMPLE = ROOT / "examples" / "inbox"
 AS_OF = date(2026, 2, 1)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def make_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
-    """A factory of fresh, empty warehouses of one kind."""
-    with ExitStack() as stack:
-        count = iter(range(100))
-
-        def make() -> str:
-            if request.param == "sqlite":
-                return f"sqlite:///{tmp_path / f'w{next(count)}.db'}"
-            return stack.enter_context(postgres_database())
-
-        yield make
 
 
 def _night(inbox: Path, url: str, out: Path) -> NightlyRun:
@@ -53,11 +38,11 @@ def _night(inbox: Path, url: str, out: Path) -> NightlyRun:
 
 @pytest.mark.parametrize("point", ["report:1", "report:4", "publish:1"])
 def test_a_night_that_dies_in_publication_is_finished_by_the_next_run(
-    point: str, make_url: object, tmp_path: Path, prefect_harness: None, monkeypatch: pytest.MonkeyPatch,
+    point: str, fresh_url: object, tmp_path: Path, prefect_harness: None, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     inbox = tmp_path / "inbox"
     shutil.copytree(SAMPLE, inbox)
-    clean_url, url = make_url(), make_url()  # type: ignore[operator]
+    clean_url, url = fresh_url(), fresh_url()  # type: ignore[operator]
     _night(inbox, clean_url, tmp_path / "clean")
     clean = canonical_dump(clean_url, tmp_path / "clean")
 
@@ -81,11 +66,11 @@ def test_a_night_that_dies_in_publication_is_finished_by_the_next_run(
 
 
 def test_a_backfill_that_dies_before_publishing_is_finished_by_the_next_run(
-    make_url: object, tmp_path: Path, prefect_harness: None, monkeypatch: pytest.MonkeyPatch,
+    fresh_url: object, tmp_path: Path, prefect_harness: None, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     inbox = tmp_path / "inbox"
     shutil.copytree(SAMPLE, inbox)
-    clean_url, url = make_url(), make_url()  # type: ignore[operator]
+    clean_url, url = fresh_url(), fresh_url()  # type: ignore[operator]
     for target, out in ((clean_url, tmp_path / "clean"), (url, tmp_path / "crashed")):
         _night(inbox, target, out)
     backfill(federation="ajusc", from_date=date(2025, 1, 1), warehouse_url=clean_url, as_of=AS_OF,
