@@ -30,8 +30,8 @@ from formats.schema import (
     FINDINGS_SCHEMA,
     GAMES_SCHEMA,
     PLAYERS_SCHEMA,
+    concat,
 )
-from tasks.frames import concat
 from tasks.runtime import get_run_logger
 
 #: Starting lists are imported with ``ratings seed``, never by the nightly run.

@@ -11,8 +11,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 import validations
-from formats.schema import COMPETITIONS_SCHEMA, FINDINGS_SCHEMA, RATING_CHANGES_SCHEMA
-from tasks.frames import concat
+from formats.schema import COMPETITIONS_SCHEMA, FINDINGS_SCHEMA, RATING_CHANGES_SCHEMA, concat
 from tasks.ingest import FILES_SCHEMA, FederationBatch
 from tasks.runtime import create_markdown_artifact
 

@@ -12,8 +12,7 @@ from sqlalchemy import Engine
 
 import validations
 import warehouse
-from formats.schema import FINDINGS_SCHEMA
-from tasks.frames import concat
+from formats.schema import FINDINGS_SCHEMA, concat
 from tasks.ingest import FederationBatch
 from tasks.runtime import get_run_logger
 
