@@ -239,7 +239,8 @@ def bench_system(system: str, games: int, databases: list[str], args: argparse.N
                             f"marginal / floor = {(seconds - rows[-1].seconds) / floor:.1f}x"))
             print(rows[-1].line(), flush=True)
             night = generate(system, 10_000_000, players=fed.players.height, seed=args.seed + 1,
-                             competitions_after=fed.last_day + timedelta(days=1), max_competitions=50)
+                             competitions_after=fed.last_day + timedelta(days=1), max_competitions=50,
+                             competition_prefix="N")
             night_paths = write_interchange(night, for_db / "night", stem="night")
             tonight = for_db / "inbox-night"
             tonight.mkdir(exist_ok=True)

@@ -65,7 +65,8 @@ def _grade(rating: np.ndarray) -> list[str]:
 
 def generate(federation: str, games: int, *, players: int | None = None, seed: int = 7,
              first_day: date = date(2012, 9, 1), id_prefix: str = "G",
-             competitions_after: date | None = None, max_competitions: int | None = None) -> Federation:
+             competitions_after: date | None = None, max_competitions: int | None = None,
+             competition_prefix: str | None = None) -> Federation:
     """Generate about ``games`` games of ``federation`` (``ajusc``, ``fide``, ``egf``).
 
     Parameters
@@ -79,6 +80,10 @@ def generate(federation: str, games: int, *, players: int | None = None, seed: i
         night uses it to make competitions later than the whole history.
     max_competitions
         Stop after this many competitions, whatever the games.
+    competition_prefix
+        Competition ids start with it (default ``id_prefix + "C"``). The incremental night
+        keeps the history's players but needs competitions of its own: a night reusing the
+        history's ids would be read as corrected versions of its first competitions.
 
     Examples
     --------
@@ -100,7 +105,7 @@ def generate(federation: str, games: int, *, players: int | None = None, seed: i
     while total < games and (max_competitions is None or len(comps) < max_competitions):
         size = int(np.clip(rng.lognormal(np.log(14), 0.8), 4, 200))
         rounds = int(np.clip(rng.integers(3, 16), 3, max(3, size - 1)))
-        comps.append((f"{id_prefix}C{len(comps) + 1:06d}", day, size, rounds))
+        comps.append((f"{competition_prefix or id_prefix + 'C'}{len(comps) + 1:06d}", day, size, rounds))
         total += (size // 2) * rounds
         day += timedelta(days=int(rng.integers(0, 2)))
 

@@ -372,15 +372,36 @@ def _counts(findings: pl.DataFrame) -> dict[str, int]:
     return counts
 
 
-def _correction_rows(corrections: pl.DataFrame | None) -> list[dict[str, str]]:
+#: At most this many corrected figures are listed in a report: a correction dated far back
+#: can change every figure of hundreds of editions, and each of the night's reports would
+#: carry all of them. The competition's own players come first; the count of the rest is
+#: given, and the correcting edition's page of the site and ``edition_corrections`` hold all.
+CORRECTION_LIMIT = 50
+
+
+def _correction_rows(
+    corrections: pl.DataFrame | None, players: pl.DataFrame | None = None, limit: int = CORRECTION_LIMIT,
+) -> tuple[list[dict[str, str]], int]:
+    """The corrected figures to list (the competition's players first) and how many are left out."""
     if corrections is None or corrections.is_empty():
-        return []
-    return [
+        return [], 0
+    if players is not None and not players.is_empty() and "player_id" in players.columns:
+        own = players.get_column("player_id").unique().implode()
+        corrections = corrections.with_row_index("_order").sort(
+            [pl.col("player_id").is_in(own).not_(), "_order"]
+        ).drop("_order")
+    shown = corrections.head(limit)
+    rows = [
         {"player": f"{r.get('player_id') or ''} {r.get('name') or ''}".strip(), "edition": str(r.get("edition")),
          "published": f"{float(r['published']):g}" if r.get("published") is not None else "not listed",
          "now": f"{float(r['now']):g}" if r.get("now") is not None else "not listed"}
-        for r in corrections.to_dicts()
+        for r in shown.to_dicts()
     ]
+    return rows, corrections.height - shown.height
+
+
+_MORE_FIXES = ("... and {n:,} more corrected figure(s) of other players: the correcting edition's page of "
+               "the publication site (`ratings site`) and the warehouse table `edition_corrections` list them all.")
 
 
 def _progress_rows(progress: pl.DataFrame | None) -> list[dict[str, str]]:
@@ -527,11 +548,13 @@ def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT, pa
                 f"| {md_escape(p['player'])} | {p['rule_set']} | {p['window']} | {p['games']} | {p['needed']} | "
                 f"{md_escape(p['first'])} | {md_escape(p['per_event'])} | {md_escape(p['status'])} |"
             )
-    fixes = _correction_rows(report.corrections)
+    fixes, more_fixes = _correction_rows(report.corrections, report.changes)
     if fixes:
         out += ["", "## Published editions corrected", "",
                 "| Player | Edition | Published | Now |", "|---|---:|---:|---:|"]
         out += [f"| {md_escape(f['player'])} | {f['edition']} | {f['published']} | {f['now']} |" for f in fixes]
+        if more_fixes:
+            out += ["", _MORE_FIXES.format(n=more_fixes)]
     if warnings:
         out += ["", f"## Warnings ({sum(g['count'] for g in warnings)}): reported only", ""]
         for group in warnings:
@@ -571,6 +594,7 @@ def _html(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT, parts:
     parts = parts or _Parts.of(report, warn_limit)
     changes, groups = parts.changes, parts.groups
     template = _template()
+    fixes, more_fixes = _correction_rows(report.corrections, report.changes)
     return str(template.render(
         title=report.name or report.competition_id,
         css=_css_markup(),
@@ -586,7 +610,8 @@ def _html(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT, parts:
         severity_text=_SEVERITY_TEXT,
         changes=changes,
         progress=_progress_rows(report.progress),
-        fixes=_correction_rows(report.corrections),
+        fixes=fixes,
+        more_fixes=_MORE_FIXES.format(n=more_fixes).replace("`", "") if more_fixes else "",
         has_period=any(c["period"] for c in changes),
         no_changes=("Not rated." if report.status in ("rejected", "superseded", "pending", "held")
                     else "No rating changes recorded for this competition yet."),

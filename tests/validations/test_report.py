@@ -262,3 +262,29 @@ def test_report_lists_the_published_figures_a_correcting_edition_changed() -> No
     assert "| 7 Anna | 192 | 1371 | 1366 |" in markdown and "not listed | 2109.31 |" in markdown
     html = render_report(report, fmt="html")
     assert "Published editions corrected" in html and "&lt;9&gt;" in html
+
+
+def test_a_large_correction_lists_the_competitions_players_first_and_counts_the_rest() -> None:
+    """A correction dated far back can change every figure of hundreds of editions: each
+    report lists at most CORRECTION_LIMIT of them, its own players first, and says how many
+    more there are (the benchmark's night once wrote 171 MB per report)."""
+    from validations.report import CORRECTION_LIMIT, CompetitionReport, render_report
+
+    n = 5_000
+    fixes = pl.DataFrame({"edition": [100 + i // 50 for i in range(n)], "edition_as_of": [None] * n,
+                          "player_id": [f"P{i}" for i in range(n)], "name": [None] * n,
+                          "published": [1500.0] * n, "now": [1501.0] * n})
+    changes = pl.DataFrame({"player_id": ["P4999", "P4000"]})
+    report = CompetitionReport(federation="ajusc", competition_id="B", name="B", source="b.csv", status="accepted",
+                               findings=pl.DataFrame(), changes=changes, corrections=fixes)
+    markdown = render_report(report, fmt="markdown")
+    section = markdown.split("## Published editions corrected")[1].split("\n## ")[0]
+    listed = [line for line in section.splitlines() if line.startswith("| P") and "Player" not in line]
+    assert len(listed) == CORRECTION_LIMIT
+    assert listed[0].startswith("| P4000 |") and listed[1].startswith("| P4999 |")
+    assert listed[2].startswith("| P0 |")
+    assert f"and {n - CORRECTION_LIMIT:,} more corrected figure(s)" in markdown
+    html = render_report(report, fmt="html")
+    fixed = html.split("Published editions corrected")[1].split("<h2>")[0]
+    assert fixed.count("<td>P") == CORRECTION_LIMIT and f"{n - CORRECTION_LIMIT:,} more" in html
+    assert len(html) < 100_000
