@@ -13,8 +13,6 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from prefect import flow
-
 from flows.config import federation_config
 from flows.orchestration import call
 from tasks.backfill import BackfillSummary, differing_changes, stored_changes, summarise_backfill
@@ -23,6 +21,7 @@ from tasks.load import load_federation
 from tasks.publish import publish_federation
 from tasks.rate import rate_federation
 from tasks.recover import resume_unfinished_publication
+from tasks.runtime import flow
 from tasks.site import publish_site
 from warehouse.guard import checkpoint, exclusive
 

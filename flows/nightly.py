@@ -16,8 +16,6 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from prefect import flow
-
 from flows import errors
 from flows.config import federation_config
 from flows.orchestration import call, call_each, get_run_logger, on_dask
@@ -28,6 +26,7 @@ from tasks.load import load_federation
 from tasks.publish import Published, publish_federation
 from tasks.rate import rate_federation
 from tasks.recover import resume_unfinished_publication
+from tasks.runtime import flow
 from tasks.site import publish_site
 from tasks.summary import summarise_night
 from tasks.validate import validate_batch

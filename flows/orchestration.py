@@ -26,8 +26,11 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import time
-from collections.abc import Callable, Sequence
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from tasks.runtime import FLOW_LOGGER, TASK_LOGGER, current_task, get_run_logger, in_prefect_run
@@ -54,10 +57,59 @@ def use_prefect_engine() -> bool:
         raise ValueError(f"{ORCHESTRATOR_ENV} must be prefect, local or auto, not {chosen!r}")
     if os.environ.get("PREFECT_API_URL"):
         return True
-    # The Prefect profile and temporary settings (the test harness) may name an API too.
+    if "prefect" not in sys.modules:
+        known = api_url_in_profile(Path.cwd(), os.environ)
+        if known is not None:
+            return known
+    # Another settings source, or Prefect already imported (the test harness's temporary
+    # settings): Prefect's own answer.
     from prefect.settings import get_current_settings
 
     return bool(get_current_settings().api.url)
+
+
+def api_url_in_profile(cwd: Path, environ: Mapping[str, str]) -> bool | None:
+    r"""Does the active Prefect profile name an API? Read without importing Prefect (1-2 s).
+
+    None when a settings source other than the environment and the profiles file could
+    say otherwise (``.env`` or ``prefect.toml`` in ``cwd``, ``[tool.prefect]`` in its
+    ``pyproject.toml``, a ``PREFECT_PROFILE`` choice): then the caller asks Prefect.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> home = Path(tempfile.mkdtemp())
+    >>> api_url_in_profile(home, {"PREFECT_HOME": str(home)})     # no profiles file: ephemeral
+    False
+    >>> _ = (home / "profiles.toml").write_text(
+    ...     'active = "prod"\n[profiles.prod]\nPREFECT_API_URL = "http://10.0.0.5:4200/api"\n')
+    >>> api_url_in_profile(home, {"PREFECT_HOME": str(home)})
+    True
+    >>> api_url_in_profile(home, {"PREFECT_HOME": str(home), "PREFECT_PROFILE": "prod"}) is None
+    True
+    """
+    if environ.get("PREFECT_PROFILE") or (cwd / ".env").exists() or (cwd / "prefect.toml").exists():
+        return None
+    pyproject = cwd / "pyproject.toml"
+    try:
+        if pyproject.is_file() and "tool.prefect" in pyproject.read_text(encoding="utf-8", errors="replace"):
+            return None
+    except OSError:
+        return None
+    home = Path(environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+    path = Path(environ.get("PREFECT_PROFILES_PATH") or home / "profiles.toml").expanduser()
+    if not path.exists():
+        return False   # Prefect's default profile, "ephemeral", names no API
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    active = str(data.get("active", "ephemeral"))
+    profile = data.get("profiles", {}).get(active)
+    if not isinstance(profile, dict):
+        # A profile of Prefect's own defaults ("local" names an API): ask Prefect.
+        return False if active == "ephemeral" else None
+    return bool(profile.get("PREFECT_API_URL"))
 
 
 def dask_task_runner(workers: int) -> Any:

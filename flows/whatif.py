@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from prefect import flow
-
 from flows.config import federation_config
 from flows.orchestration import call
+from tasks.runtime import flow
 from tasks.validate import validate_batch
 from tasks.whatif import (
     RIPPLE_SCHEMA,

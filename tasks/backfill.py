@@ -7,12 +7,10 @@ from dataclasses import dataclass
 from datetime import date
 
 import polars as pl
-from prefect import task
-from prefect.cache_policies import NO_CACHE
 
 import warehouse
 from tasks.rate import Rated
-from tasks.runtime import create_markdown_artifact, get_run_logger
+from tasks.runtime import create_markdown_artifact, get_run_logger, task
 
 
 @dataclass
@@ -46,13 +44,13 @@ def differing_changes(before: pl.DataFrame, after: pl.DataFrame) -> pl.DataFrame
     )
 
 
-@task(name="stored_changes", cache_policy=NO_CACHE)
+@task(name="stored_changes")
 def stored_changes(warehouse_url: str | None, federation: str) -> pl.DataFrame:
     """The rating changes the warehouse holds now (before re-rating)."""
     return warehouse.rating_changes(warehouse.get_engine(warehouse_url), federation)
 
 
-@task(name="summarise_backfill", cache_policy=NO_CACHE)
+@task(name="summarise_backfill")
 def summarise_backfill(
     federation: str, from_date: date, to_date: date | None, before: pl.DataFrame, rated: Rated,
     edition: int | None,

@@ -10,15 +10,12 @@ them rated once the federation's load committed.
 
 from __future__ import annotations
 
-from prefect import task
-from prefect.cache_policies import NO_CACHE
-
 import warehouse
 from tasks.ingest import FederationBatch, Ingested
-from tasks.runtime import get_run_logger
+from tasks.runtime import get_run_logger, task
 
 
-@task(name="pending_approvals", cache_policy=NO_CACHE)
+@task(name="pending_approvals")
 def with_pending_approvals(
     ingested: Ingested, warehouse_url: str | None, federation: str | None = None,
 ) -> dict[str, list[str]]:
@@ -31,7 +28,7 @@ def with_pending_approvals(
     return pending
 
 
-@task(name="record_approvals_rated", cache_policy=NO_CACHE)
+@task(name="record_approvals_rated")
 def record_approvals_rated(federation: str, warehouse_url: str | None) -> int:
     """After the federation's load: its approved competitions are rated."""
     return warehouse.decisions.mark_applied(warehouse.get_engine(warehouse_url), federation)

@@ -7,13 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prefect import task
-from prefect.cache_policies import NO_CACHE
-
-from tasks.runtime import get_run_logger
+from tasks.runtime import get_run_logger, task
 
 
-@task(name="prepare_gx_project", cache_policy=NO_CACHE)
+@task(name="prepare_gx_project")
 def prepare_gx_project(gx_root: str) -> str:
     """Create or update the file-based GX project under ``gx_root`` (idempotent).
 
@@ -26,7 +23,7 @@ def prepare_gx_project(gx_root: str) -> str:
     return str(root)
 
 
-@task(name="build_data_docs", cache_policy=NO_CACHE)
+@task(name="build_data_docs")
 def build_data_docs(gx_root: str) -> str:
     """Rebuild the project's Data Docs (the newest validation results); return their folder."""
     import validations

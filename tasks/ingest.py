@@ -15,8 +15,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import polars as pl
-from prefect import task
-from prefect.cache_policies import NO_CACHE
 
 import formats
 import warehouse
@@ -32,7 +30,7 @@ from formats.schema import (
     PLAYERS_SCHEMA,
     concat,
 )
-from tasks.runtime import get_run_logger
+from tasks.runtime import get_run_logger, task
 
 #: Starting lists are imported with ``ratings seed``, never by the nightly run.
 SEED_SUFFIX = ".ratings.csv"
@@ -346,7 +344,7 @@ def read_inbox(
     return Ingested(batches=batches, files_seen=len(units), files_skipped=skipped, files_ignored=ignored)
 
 
-@task(name="ingest_inbox", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=[5, 30])
+@task(name="ingest_inbox", retries=2, retry_delay_seconds=[5, 30])
 def ingest_inbox(inbox: str, warehouse_url: str | None, federation: str | None = None) -> Ingested:
     """Read tonight's new files; identical re-sends (checksum in the ledger) are skipped."""
     logger = get_run_logger()

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from prefect import task
-from prefect.cache_policies import NO_CACHE
-
 import engine
 import warehouse
 from tasks.ingest import FederationBatch
 from tasks.rate import Rated
-from tasks.runtime import get_run_logger
+from tasks.runtime import get_run_logger, task
 
 
-@task(name="load_federation", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=[10, 60])
+@task(name="load_federation", retries=2, retry_delay_seconds=[10, 60])
 def load_federation(
     batch: FederationBatch, run: engine.RatingRun | None, warehouse_url: str | None,
     config: dict[str, object] | None = None, rated: Rated | None = None,

@@ -21,8 +21,6 @@ from datetime import date
 from pathlib import Path
 
 import polars as pl
-from prefect import task
-from prefect.cache_policies import NO_CACHE
 from sqlalchemy import Engine
 
 import engine
@@ -30,7 +28,7 @@ import validations
 import warehouse
 from tasks.ingest import FederationBatch
 from tasks.rate import Rated, adjusted_at
-from tasks.runtime import create_markdown_artifact, create_table_artifact, get_run_logger
+from tasks.runtime import create_markdown_artifact, create_table_artifact, get_run_logger, task
 from validations.report import md_escape, sync_reports
 from warehouse.guard import checkpoint
 from warehouse.load import finish_publication
@@ -327,21 +325,18 @@ def apply_editions(
     previous = warehouse.rating_list(db, federation, list_name=list_name, first_list=first_list)
     # The first list is stored without a name: queries that name no list answer it.
     stored_name = None if list_name == first_list else list_name
-    numbers: list[int] = []
-    latest = previous
-    for covers, day, frame in plan.ordinary:
-        numbers.append(warehouse.publish_edition(db, federation, frame, as_of=day, covers=covers,
-                                                 list_name=stored_name))
-        latest = frame
-    correcting = None
+    # Every edition of the run in one transaction (issue 11: one commit, one bulk insert).
+    editions = [warehouse.Edition(frame, day, list_name=stored_name, covers=covers)
+                for covers, day, frame in plan.ordinary]
     if plan.correcting is not None:
         covers, day, frame = plan.correcting
-        correcting = warehouse.publish_edition(
-            db, federation, frame, as_of=day, kind="correcting", covers=covers, list_name=stored_name,
-            corrections=plan.corrections, reason=", ".join(rated.changed) if rated.changed else None,
-        )
-        numbers.append(correcting)
-        latest = frame
+        editions.append(warehouse.Edition(
+            frame, day, list_name=stored_name, kind="correcting", covers=covers, corrections=plan.corrections,
+            reason=", ".join(rated.changed) if rated.changed else None,
+        ))
+    numbers = warehouse.publish_editions(db, federation, editions)
+    latest = editions[-1].rating_list if editions else previous
+    correcting = numbers[-1] if plan.correcting is not None else None
     return EditionsDone(plan, numbers, correcting, previous, latest)
 
 
@@ -402,7 +397,7 @@ def with_correction(report: validations.CompetitionReport, published: Published)
     return replace(report, extra=extra, corrections=diff)
 
 
-@task(name="publish_federation", cache_policy=NO_CACHE)
+@task(name="publish_federation")
 def publish_federation(
     batch: FederationBatch,
     run: engine.RatingRun | None,

@@ -21,8 +21,6 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 import polars as pl
-from prefect import task
-from prefect.cache_policies import NO_CACHE
 from sqlalchemy.engine import Engine
 
 import engine
@@ -30,7 +28,7 @@ import validations
 import warehouse
 from formats.schema import PLAYERS_SCHEMA
 from tasks.ingest import FederationBatch
-from tasks.runtime import get_run_logger
+from tasks.runtime import get_run_logger, task
 
 
 @dataclass(frozen=True)
@@ -604,7 +602,7 @@ def rate(
     )
 
 
-@task(name="rate_federation", cache_policy=NO_CACHE)
+@task(name="rate_federation")
 def rate_federation(
     batch: FederationBatch, warehouse_url: str | None, config: dict[str, object], as_of: date | None = None,
     full: bool = False,

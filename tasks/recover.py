@@ -17,19 +17,16 @@ from __future__ import annotations
 
 from datetime import date
 
-from prefect import task
-from prefect.cache_policies import NO_CACHE
-
 import warehouse
 from flows.config import federations as configured
 from tasks.ingest import FederationBatch
 from tasks.publish import Published, publish_federation
 from tasks.rate import rate_federation
-from tasks.runtime import get_run_logger
+from tasks.runtime import get_run_logger, task
 from warehouse.load import pending_publications, published_by
 
 
-@task(name="resume_unfinished_publication", cache_policy=NO_CACHE)
+@task(name="resume_unfinished_publication")
 def resume_unfinished_publication(
     warehouse_url: str | None, as_of: date, reports_dir: str, federation: str | None = None,
 ) -> dict[str, Published]:

@@ -11,13 +11,10 @@ import os
 from datetime import date
 from pathlib import Path
 
-from prefect import task
-from prefect.cache_policies import NO_CACHE
-
 import warehouse
 import website
 from flows.config import federations as configured
-from tasks.runtime import get_run_logger
+from tasks.runtime import get_run_logger, task
 from warehouse.site import site_federations
 
 
@@ -51,7 +48,7 @@ def generate_site(
     )
 
 
-@task(name="publish_site", cache_policy=NO_CACHE)
+@task(name="publish_site")
 def publish_site(
     warehouse_url: str | None, site_dir: str, federation: str | None = None, as_of: date | None = None,
 ) -> website.SiteResult | None:

@@ -7,16 +7,14 @@ from dataclasses import replace
 from datetime import date
 
 import polars as pl
-from prefect import task
-from prefect.cache_policies import NO_CACHE
 
 import validations
 from formats.schema import COMPETITIONS_SCHEMA, FINDINGS_SCHEMA, RATING_CHANGES_SCHEMA, concat
 from tasks.ingest import FILES_SCHEMA, FederationBatch
-from tasks.runtime import create_markdown_artifact
+from tasks.runtime import create_markdown_artifact, task
 
 
-@task(name="summarise_night", cache_policy=NO_CACHE)
+@task(name="summarise_night")
 def summarise_night(
     batches: Sequence[FederationBatch],
     changes: Mapping[str, pl.DataFrame],

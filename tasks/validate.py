@@ -6,15 +6,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
-from prefect import task
-from prefect.cache_policies import NO_CACHE
 from sqlalchemy import Engine
 
 import validations
 import warehouse
 from formats.schema import FINDINGS_SCHEMA, concat
 from tasks.ingest import FederationBatch
-from tasks.runtime import get_run_logger
+from tasks.runtime import get_run_logger, task
 
 
 def merge_reader_findings(
@@ -57,7 +55,7 @@ def known_ratings(db: Engine, federation: str) -> pl.DataFrame:
     return current if current.height else warehouse.history(db, federation).seed
 
 
-@task(name="validate_batch", cache_policy=NO_CACHE)
+@task(name="validate_batch")
 def validate_batch(
     batch: FederationBatch, config: dict[str, object], gx_root: str | None = None,
     warehouse_url: str | None = None,

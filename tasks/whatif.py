@@ -17,14 +17,12 @@ from datetime import date
 from pathlib import Path
 
 import polars as pl
-from prefect import task
-from prefect.cache_policies import NO_CACHE
 
 import warehouse
 from formats.schema import RATINGS_SCHEMA, conform
 from tasks.ingest import FederationBatch, read_inbox
 from tasks.rate import rate
-from tasks.runtime import create_table_artifact, get_run_logger
+from tasks.runtime import create_table_artifact, get_run_logger, task
 
 #: Columns of the answer, in order (DESIGN.md, CLI: ``ratings whatif``).
 RIPPLE_SCHEMA: dict[str, pl.DataType] = {
@@ -261,7 +259,7 @@ class State:
     ratings: pl.DataFrame        #: the current ratings (the seed when nothing is rated yet)
 
 
-@task(name="read_state", cache_policy=NO_CACHE)
+@task(name="read_state")
 def read_state(warehouse_url: str | None, federation: str) -> State:
     """The federation's history and current ratings."""
     db = warehouse.get_engine(warehouse_url)
@@ -270,7 +268,7 @@ def read_state(warehouse_url: str | None, federation: str) -> State:
     return State(history=history, ratings=current if current.height else history.seed)
 
 
-@task(name="read_added", cache_policy=NO_CACHE)
+@task(name="read_added")
 def read_added_files(paths: list[str], federation: str) -> FederationBatch:
     """The added files, read as the nightly run reads its inbox."""
     return read_added(paths, federation)
@@ -297,7 +295,7 @@ def check_whatif(
     check_request(history, read_added(add, federation), set_rating=set_rating, set_rank=set_rank, exclude=exclude)
 
 
-@task(name="rate_whatif", cache_policy=NO_CACHE)
+@task(name="rate_whatif")
 def rate_whatif(
     history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None
 ) -> tuple[pl.DataFrame, int]:
@@ -307,7 +305,7 @@ def rate_whatif(
     return rated.run.ratings, rated.competitions.height
 
 
-@task(name="report_whatif", cache_policy=NO_CACHE)
+@task(name="report_whatif")
 def report_whatif(result: WhatIf) -> None:
     """The ripple as a table artifact (its first 1,000 rows) and one log line."""
     create_table_artifact(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +49,7 @@ __all__ = [
     "CORRECTIONS_SCHEMA",
     "EDITIONS_SCHEMA",
     "CompetitionDetail",
+    "Edition",
     "History",
     "ReportRecords",
     "competition_report",
@@ -58,6 +60,7 @@ __all__ = [
     "history",
     "player_history",
     "publish_edition",
+    "publish_editions",
     "publish_list",
     "rating_list",
 ]
@@ -261,41 +264,81 @@ def publish_edition(
     >>> editions(engine, "ajusc").select("edition", "as_of", "kind", "covers").row(0)
     (1, datetime.date(2025, 9, 1), 'ordinary', '2025-09-01|2025-09-01|C1')
     """
-    rows = _own(rating_list, RATING_LIST_SCHEMA, federation, "rating list")
-    digest = frame_sha256(rows)
+    edition = Edition(rating_list, as_of, list_name=list_name, kind=kind, covers=covers,
+                      corrections=corrections, reason=reason)
+    return publish_editions(engine, federation, [edition])[0]
+
+
+@dataclass(frozen=True)
+class Edition:
+    """One edition to publish (see :func:`publish_edition` for each field)."""
+
+    rating_list: pl.DataFrame
+    as_of: dt.date
+    list_name: str | None = None
+    kind: str = "ordinary"
+    covers: str | None = None
+    corrections: pl.DataFrame | None = None
+    reason: str | None = None
+
+
+def publish_editions(engine: Engine, federation: str, editions: Sequence[Edition]) -> list[int]:
+    """Store ``editions`` as the federation's next editions, in order, in ONE transaction.
+
+    A night that rates a migrated archive publishes an edition per competition: hundreds
+    or thousands. One commit for all of them instead of one each (SQLite syncs the disk
+    at every commit: 80 ms each for 770 editions of a 100k-game history), and one bulk
+    insert of all their lines. All are published or none.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> engine = get_engine("sqlite://")
+    >>> lst = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1510.0], "rank": [1]})
+    >>> publish_editions(engine, "ajusc", [Edition(lst, dt.date(2025, 9, 1)), Edition(lst, dt.date(2025, 9, 8))])
+    [1, 2]
+    """
+    if not editions:
+        return []
+    owned = [_own(e.rating_list, RATING_LIST_SCHEMA, federation, "rating list") for e in editions]
+    numbers: list[int] = []
     with write_transaction(engine) as conn:
         register_federation(conn, federation)
-        edition = _next_edition(conn, federation)
-        list_id = next_id(conn, _RL)
-        conn.execute(
-            sa.insert(_RL).values(
-                id=list_id, federation=federation, edition=edition, as_of=as_of,
-                published_at=dt.datetime.now(dt.UTC), n_players=rows.height, content_sha256=digest,
-                list_name=list_name, kind=kind, covers=covers,
-            )
-        )
-        insert_frame(
-            conn, _RLE,
-            rows.with_columns(
+        first_edition = _next_edition(conn, federation)
+        first_id = next_id(conn, _RL)
+        first_fix = next_id(conn, _EC)
+        now = dt.datetime.now(dt.UTC)
+        heads: list[dict[str, Any]] = []
+        lines: list[pl.DataFrame] = []
+        fixes: list[pl.DataFrame] = []
+        for i, (e, rows) in enumerate(zip(editions, owned, strict=True)):
+            edition, list_id = first_edition + i, first_id + i
+            heads.append({
+                "id": list_id, "federation": federation, "edition": edition, "as_of": e.as_of,
+                "published_at": now, "n_players": rows.height, "content_sha256": frame_sha256(rows),
+                "list_name": e.list_name, "kind": e.kind, "covers": e.covers,
+            })
+            lines.append(rows.with_columns(
                 pl.lit(list_id, pl.Int64).alias("list_id"),
                 pl.int_range(1, rows.height + 1, dtype=pl.Int64).alias("position"),
-            ),
-        )
-        if corrections is not None and corrections.height:
-            diff = conform(corrections, CORRECTIONS_SCHEMA)
-            first = next_id(conn, _EC)
-            insert_frame(
-                conn, _EC,
-                diff.with_columns(
-                    pl.int_range(first, first + diff.height, dtype=pl.Int64).alias("id"),
+            ))
+            if e.corrections is not None and e.corrections.height:
+                diff = conform(e.corrections, CORRECTIONS_SCHEMA)
+                fixes.append(diff.with_columns(
                     pl.lit(list_id, pl.Int64).alias("list_id"),
                     pl.lit(federation).alias("federation"),
-                    pl.lit(list_name, pl.Utf8).alias("list_name"),
+                    pl.lit(e.list_name, pl.Utf8).alias("list_name"),
                     pl.lit(edition, pl.Int64).alias("correcting_edition"),
-                    pl.lit(reason, pl.Utf8).alias("reason"),
-                ),
-            )
-        return edition
+                    pl.lit(e.reason, pl.Utf8).alias("reason"),
+                ))
+            numbers.append(edition)
+        conn.execute(sa.insert(_RL), heads)
+        insert_frame(conn, _RLE, pl.concat(lines, how="vertical_relaxed"))
+        if fixes:
+            diff = pl.concat(fixes, how="vertical_relaxed")
+            insert_frame(conn, _EC, diff.with_columns(
+                pl.int_range(first_fix, first_fix + diff.height, dtype=pl.Int64).alias("id")))
+    return numbers
 
 
 def publish_list(engine: Engine, federation: str, rating_list: pl.DataFrame, *, as_of: dt.date) -> int | None:

@@ -58,3 +58,49 @@ def test_ratings_run_starts_no_prefect_server(tmp_path: Path) -> None:
     # A temporary server would have made its database in PREFECT_HOME.
     assert not list((tmp_path / "prefect-home").rglob("*.db")), list((tmp_path / "prefect-home").rglob("*"))
     print(f"empty-inbox `ratings run`, in-process: {seconds:.1f} s")
+
+
+@pytest.mark.slow
+def test_an_in_process_run_does_not_import_prefect(tmp_path: Path) -> None:
+    """Issue 11, fixed cost under 3 s: importing Prefect alone costs 1-2 s, and an in-process
+    run needs none of it (tasks and flows are declared with ``tasks.runtime``'s deferred
+    decorators; the API check reads the profiles file)."""
+    import subprocess
+    import sys
+
+    from tests.reliability.cli import ratings_env
+
+    (tmp_path / "inbox").mkdir()
+    probe = (
+        "import sys\n"
+        "from flows import cli\n"
+        "sys.argv = ['ratings', 'run', '--inbox', 'inbox', '--warehouse', 'sqlite:///w.db', '--no-site']\n"
+        "try:\n    cli.main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
+        "print('prefect imported:', sorted(m for m in sys.modules if m.split('.')[0] == 'prefect')[:3])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=ratings_env(tmp_path),
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "prefect imported: []" in done.stdout, done.stdout[-2000:]
+
+
+def test_the_profile_decides_without_prefect(tmp_path: Path) -> None:
+    from flows.orchestration import api_url_in_profile
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PREFECT_HOME": str(home)}
+    assert api_url_in_profile(tmp_path, env) is False
+    (home / "profiles.toml").write_text('active = "ephemeral"\n[profiles.ephemeral]\n', encoding="utf-8")
+    assert api_url_in_profile(tmp_path, env) is False
+    (home / "profiles.toml").write_text('active = "local"\n', encoding="utf-8")   # Prefect's own "local"
+    assert api_url_in_profile(tmp_path, env) is None
+    (home / "profiles.toml").write_text(
+        'active = "prod"\n[profiles.prod]\nPREFECT_API_URL = "http://10.1.2.3:4200/api"\n', encoding="utf-8")
+    assert api_url_in_profile(tmp_path, env) is True
+    (tmp_path / "prefect.toml").write_text('[api]\nurl = "http://x/api"\n', encoding="utf-8")
+    assert api_url_in_profile(tmp_path, env) is None   # another source: Prefect decides
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "pyproject.toml").write_text('[tool.prefect.api]\nurl = "http://x/api"\n', encoding="utf-8")
+    assert api_url_in_profile(other, env) is None

@@ -38,7 +38,7 @@ def test_entrypoint_loads_and_parameters_validate(
 def test_nightly_deployments_cover_every_federation_on_a_schedule() -> None:
     from flows.config import federations
 
-    nightly = [d for d in _deployments() if d["entrypoint"] == "flows.nightly.nightly"]
+    nightly = [d for d in _deployments() if d["entrypoint"] == "flows.deployments.nightly"]
     assert sorted(d["parameters"]["federation"] for d in nightly) == sorted(federations())
     for deployment in nightly:
         (schedule,) = deployment["schedules"]
@@ -49,7 +49,7 @@ def test_invalid_parameters_are_refused() -> None:
     from prefect.exceptions import ParameterTypeError
     from prefect.flows import load_flow_from_entrypoint
 
-    flow = load_flow_from_entrypoint("flows.backfill.backfill")
+    flow = load_flow_from_entrypoint("flows.deployments.backfill")
     with pytest.raises(ParameterTypeError):
         flow.validate_parameters({"federation": "ajusc", "from_date": "not a date"})
 
