@@ -128,7 +128,7 @@ def plan_editions(
         pl.col("edition").is_in(published.get_column("edition").to_list())
     )
     lists: dict[str, pl.DataFrame] = {}
-    states: dict[str, pl.DataFrame] = {}
+    final_state: pl.DataFrame | None = None   # the state at the last point (not every point's: memory)
     diffs: list[pl.DataFrame] = []
     by_point = {p: check.filter(pl.col("covers") == p) for p in check.get_column("covers").unique().to_list()}
     for point, state in engine.states_at(federation, rated.start_state, changes, wanted, config=config):
@@ -136,7 +136,8 @@ def plan_editions(
         named = state.join(names, on="player_id", how="left").with_columns(
             pl.coalesce("name", "_name").alias("name")
         ).drop("_name")
-        states[point] = named
+        if all_points and point == all_points[-1]:
+            final_state = named
         for row in by_point.get(point, pl.DataFrame()).iter_rows(named=True):
             now = engine.rating_list(federation, named, as_of=row["as_of"], config=config)
             entries = warehouse.edition_entries(db, int(row["list_id"]))
@@ -152,7 +153,7 @@ def plan_editions(
     if corrections.height:
         # Every competition may have been withdrawn: then the state is the start's.
         last = all_points[-1] if all_points else ""
-        final = states[last] if all_points else rated.start_state
+        final = final_state if all_points and final_state is not None else rated.start_state
         days: list[date] = [as_of, *[d for _, d, _ in ordinary]]
         if published.height:
             days.append(published.get_column("as_of").max())  # type: ignore[arg-type]
