@@ -28,10 +28,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -75,15 +78,63 @@ def parse_size(text: str) -> int:
     return int(float(text[:-1] if mult > 1 else text) * mult)
 
 
-def measured(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None) -> tuple[float, float, str]:
-    """Run ``cmd`` as its own process: (wall seconds, peak RSS in MB, output); raises on failure."""
+class RowTimeout(RuntimeError):
+    """A row ran past ``--row-timeout``: its process was stopped."""
+
+    def __init__(self, seconds: float, peak_mb: float, output: str, command: str) -> None:
+        super().__init__(f"{command} stopped after {seconds:.0f} s")
+        self.seconds, self.peak_mb, self.output, self.command = seconds, peak_mb, output, command
+
+
+#: The CLI's progress lines: ``[  14.8s] load: ...`` (time since the run started).
+_STAGE_LINE = re.compile(r"^\[\s*([0-9.]+)s\] ([a-z_]+):", re.MULTILINE)
+
+
+def stages(output: str) -> str:
+    """Where a ``ratings`` run spent its time, from its progress lines: ``ingest 1.1, validate 8.8, ...``.
+
+    >>> stages("[   1.1s] ingest: x\\n[   9.9s] validate: y\\n[  14.8s] load: z\\n[  15.0s] info: n")
+    'ingest 1.1, validate 8.8, load 4.9'
+    """
+    out, last = [], 0.0
+    for at, stage in _STAGE_LINE.findall(output.replace("\\n", "\n")):
+        if stage in ("info", "warning", "error"):
+            continue
+        out.append(f"{stage} {float(at) - last:.1f}")
+        last = float(at)
+    return ", ".join(out)
+
+
+def measured(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
+             timeout: float | None = None) -> tuple[float, float, str]:
+    """Run ``cmd`` as its own process: (wall seconds, peak RSS in MB, output); raises on failure,
+    :class:`RowTimeout` when it runs past ``timeout`` seconds (then it is killed)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd, text=True,
+                            start_new_session=True)
     assert proc.stdout is not None
-    output = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    chunks: list[str] = []
+    reader = threading.Thread(target=lambda: chunks.append(proc.stdout.read()) if proc.stdout else None,
+                              daemon=True)
+    reader.start()
+    stopped = False
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if timeout is not None and time.perf_counter() - start > timeout:
+            os.killpg(proc.pid, signal.SIGKILL)
+            _, status, usage = os.wait4(proc.pid, 0)
+            stopped = True
+            break
+        time.sleep(0.05)
     seconds = time.perf_counter() - start
+    reader.join(timeout=30)
+    output = "".join(chunks)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if stopped:
+        words = cmd[3:5] if cmd[1:3] == ["-m", "flows.cli"] else cmd[:1]
+        raise RowTimeout(seconds, usage.ru_maxrss / 1024.0, output, " ".join(["ratings", *words]))
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}:\n{output[-3000:]}")
     return seconds, usage.ru_maxrss / 1024.0, output
@@ -218,52 +269,60 @@ def bench_system(system: str, games: int, databases: list[str], args: argparse.N
             floor = out["seconds"]
             rows.append(Row(system, n, "io floor", db, floor, peak, "polars read_csv + insert game rows"))
             print(rows[-1].line(), flush=True)
-        with database(db, for_db) as url:
-            base = ["--warehouse", url]
-            empty = for_db / "empty-inbox"
-            empty.mkdir(exist_ok=True)
-            seconds, peak, _ = measured(ratings_cmd("run", "--inbox", str(empty), *base,
-                                                    "--reports", str(for_db / "reports")), cwd=for_db)
-            rows.append(Row(system, 0, "fixed", db, seconds, peak, "ratings run on an empty inbox"))
-            print(rows[-1].line(), flush=True)
-            measured(ratings_cmd("seed", "--federation", system, str(paths["ratings"]), *base), cwd=for_db)
-            inbox = for_db / "inbox"
-            inbox.mkdir(exist_ok=True)
-            shutil.copy(paths["results"], inbox)
-            shutil.copy(paths["players"], inbox)
-            seconds, peak, _ = measured(ratings_cmd("run", "--inbox", str(inbox), *base, "--federation", system,
-                                                    "--reports", str(for_db / "reports"),
-                                                    "--as-of", str(fed.last_day)), cwd=for_db)
-            full = seconds
-            rows.append(Row(system, n, "run", db, seconds, peak,
-                            f"marginal / floor = {(seconds - rows[-1].seconds) / floor:.1f}x"))
-            print(rows[-1].line(), flush=True)
-            night = generate(system, 10_000_000, players=fed.players.height, seed=args.seed + 1,
-                             competitions_after=fed.last_day + timedelta(days=1), max_competitions=50,
-                             competition_prefix="N")
-            night_paths = write_interchange(night, for_db / "night", stem="night")
-            tonight = for_db / "inbox-night"
-            tonight.mkdir(exist_ok=True)
-            shutil.copy(night_paths["results"], tonight)
-            seconds, peak, _ = measured(ratings_cmd("run", "--inbox", str(tonight), *base, "--federation", system,
-                                                    "--reports", str(for_db / "reports"),
-                                                    "--as-of", str(night.last_day)), cwd=for_db)
-            rows.append(Row(system, night.games, "incremental", db, seconds, peak,
-                            f"50 competitions on top; {seconds / full:.0%} of the full run"))
-            print(rows[-1].line(), flush=True)
-            seconds, peak, _ = measured(ratings_cmd("backfill", "--federation", system, "--from", str(fed.first_day),
-                                                    *base), cwd=for_db)
-            rows.append(Row(system, n + night.games, "backfill", db, seconds, peak, "from the first day"))
-            print(rows[-1].line(), flush=True)
-            has_whatif = subprocess.run(ratings_cmd("whatif", "--help"), capture_output=True, cwd=for_db,
-                                        check=False).returncode == 0
-            if has_whatif:
-                player = fed.seed.get_column("player_id")[0]
-                seconds, peak, _ = measured(ratings_cmd("whatif", "--federation", system, "--set-rating",
-                                                        f"{player}=1500", *base, "--format", "csv"), cwd=for_db)
-                rows.append(Row(system, n + night.games, "whatif", db, seconds, peak, f"--set-rating {player}=1500"))
-            else:
-                rows.append(Row(system, 0, "whatif", db, 0.0, 0.0, "no `ratings whatif` in this version"))
+        try:
+            with database(db, for_db) as url:
+                base = ["--warehouse", url]
+                empty = for_db / "empty-inbox"
+                empty.mkdir(exist_ok=True)
+                seconds, peak, _ = measured(ratings_cmd("run", "--inbox", str(empty), *base,
+                                                        "--reports", str(for_db / "reports")), cwd=for_db, timeout=args.row_timeout)
+                rows.append(Row(system, 0, "fixed", db, seconds, peak, "ratings run on an empty inbox"))
+                print(rows[-1].line(), flush=True)
+                measured(ratings_cmd("seed", "--federation", system, str(paths["ratings"]), *base), cwd=for_db, timeout=args.row_timeout)
+                inbox = for_db / "inbox"
+                inbox.mkdir(exist_ok=True)
+                shutil.copy(paths["results"], inbox)
+                shutil.copy(paths["players"], inbox)
+                seconds, peak, output = measured(ratings_cmd("run", "--inbox", str(inbox), *base, "--federation", system,
+                                                        "--reports", str(for_db / "reports"),
+                                                        "--as-of", str(fed.last_day)), cwd=for_db, timeout=args.row_timeout)
+                full = seconds
+                rows.append(Row(system, n, "run", db, seconds, peak,
+                                f"marginal / floor = {(seconds - rows[-1].seconds) / floor:.1f}x; {stages(output)}"))
+                print(rows[-1].line(), flush=True)
+                night = generate(system, 10_000_000, players=fed.players.height, seed=args.seed + 1,
+                                 competitions_after=fed.last_day + timedelta(days=1), max_competitions=50,
+                                 competition_prefix="N")
+                night_paths = write_interchange(night, for_db / "night", stem="night")
+                tonight = for_db / "inbox-night"
+                tonight.mkdir(exist_ok=True)
+                shutil.copy(night_paths["results"], tonight)
+                seconds, peak, output = measured(ratings_cmd("run", "--inbox", str(tonight), *base, "--federation", system,
+                                                        "--reports", str(for_db / "reports"),
+                                                        "--as-of", str(night.last_day)), cwd=for_db, timeout=args.row_timeout)
+                rows.append(Row(system, night.games, "incremental", db, seconds, peak,
+                                f"50 competitions on top; {seconds / full:.0%} of the full run; {stages(output)}"))
+                print(rows[-1].line(), flush=True)
+                seconds, peak, output = measured(ratings_cmd("backfill", "--federation", system, "--from", str(fed.first_day),
+                                                        *base), cwd=for_db, timeout=args.row_timeout)
+                rows.append(Row(system, n + night.games, "backfill", db, seconds, peak,
+                                f"from the first day; {stages(output)}"))
+                print(rows[-1].line(), flush=True)
+                has_whatif = subprocess.run(ratings_cmd("whatif", "--help"), capture_output=True, cwd=for_db,
+                                            check=False).returncode == 0
+                if has_whatif:
+                    player = fed.seed.get_column("player_id")[0]
+                    seconds, peak, _ = measured(ratings_cmd("whatif", "--federation", system, "--set-rating",
+                                                            f"{player}=1500", *base, "--format", "csv"), cwd=for_db, timeout=args.row_timeout)
+                    rows.append(Row(system, n + night.games, "whatif", db, seconds, peak, f"--set-rating {player}=1500"))
+                else:
+                    rows.append(Row(system, 0, "whatif", db, 0.0, 0.0, "no `ratings whatif` in this version"))
+                print(rows[-1].line(), flush=True)
+        except RowTimeout as stopped:
+            # The rows after a stopped one need its warehouse: they are not measured.
+            rows.append(Row(system, n, "stopped", db, stopped.seconds, stopped.peak_mb,
+                            f"`{stopped.command}` did not finish within --row-timeout; stages done: "
+                            f"{stages(stopped.output) or 'none'}"))
             print(rows[-1].line(), flush=True)
     return rows
 
@@ -285,6 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine-only", dest="quick_engine_only", action="store_true",
                         help="only the engine and reference rows")
     parser.add_argument("--work", type=Path, default=None, help="keep the generated files here")
+    parser.add_argument("--row-timeout", type=float, default=None,
+                        help="stop a ratings command after this many seconds (its row says so; the "
+                             "rows after it on that database are not measured)")
     args = parser.parse_args(argv)
     sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]

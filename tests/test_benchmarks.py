@@ -47,3 +47,24 @@ def test_end_to_end_rows_on_sqlite() -> None:
     out = _harness("--sizes", "2k", "--systems", "ajusc", "--reference-games", "0")
     for what in ("io floor", "fixed", "run", "incremental", "backfill", "whatif"):
         assert f"| {what:12s} |" in out
+    assert "stages done" not in out and "validate " in out   # the run rows say where the time went
+
+
+def test_a_row_past_its_timeout_is_stopped_and_said() -> None:
+    out = _harness("--sizes", "2k", "--systems", "ajusc", "--reference-games", "0", "--row-timeout", "0.3")
+    assert "| stopped      | sqlite" in out and "did not finish within --row-timeout" in out
+    assert "| run          |" not in out
+
+
+def test_the_incremental_night_has_competitions_of_its_own() -> None:
+    """A night reusing the history's competition ids would be read as corrections of them."""
+    from datetime import timedelta
+
+    from benchmarks.generate import generate
+
+    history = generate("ajusc", 3_000, seed=7)
+    night = generate("ajusc", 10_000_000, players=history.players.height, seed=8, max_competitions=50,
+                     competitions_after=history.last_day + timedelta(days=1), competition_prefix="N")
+    ids = set(history.results["competition_id"])
+    assert ids and not ids & set(night.results["competition_id"])
+    assert set(night.results["player_a"]) <= set(history.players["player_id"])
