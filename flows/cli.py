@@ -240,14 +240,16 @@ def _url_in_environment(url: str | None) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _quiet_task_logs() -> Iterator[None]:
-    """Keep an in-process flow's task records off the console for the body (restored after).
+def _quiet_flow_logs() -> Iterator[None]:
+    """Keep a flow's log lines off the console for the body (restored after).
 
-    In-process (no Prefect API), a failed task logs ``Finished in state Failed(...)`` on
-    ``ratings.task_runs``, which Prefect's console handler would print above the one line
-    the command prints for the same error (README, exit codes). The commands without
-    progress bars (``seed``, ``list``, ``report``, ``approve``, ``decline``, ``site``)
-    print what their flow did themselves, so its task and flow records go nowhere.
+    The commands without progress bars (``seed``, ``list``, ``report``, ``approve``,
+    ``decline``, ``site``) print what their flow did, and a user's mistake as one line
+    (README, exit codes), as they did before they ran flows. In-process, a failed task
+    logs ``Finished in state Failed(...)`` on ``ratings.task_runs``: those records go
+    nowhere. Under the Prefect engine the run's logs still reach the Prefect API (its
+    own handler); only Prefect's console lines (``Beginning flow run``, the failed
+    task's error) stay off the terminal, below CRITICAL.
     """
     from tasks.runtime import FLOW_LOGGER, TASK_LOGGER
 
@@ -256,9 +258,16 @@ def _quiet_task_logs() -> Iterator[None]:
     for logger, _ in kept:
         logger.addHandler(sink)   # without a handler, logging's last resort would print warnings
         logger.propagate = False
+    consoles = {h for logger in (logging.getLogger(), logging.getLogger("prefect")) for h in logger.handlers
+                if type(h).__name__ == "PrefectConsoleHandler"}
+    muted = [(h, h.level) for h in consoles]
+    for h, _ in muted:
+        h.setLevel(logging.CRITICAL)
     try:
         yield
     finally:
+        for h, level in muted:
+            h.setLevel(level)
         for logger, propagate in kept:
             logger.removeHandler(sink)
             logger.propagate = propagate
@@ -514,7 +523,7 @@ def seed(
     from flows.orchestration import run_flow
     from flows.seed import seed as seed_flow
 
-    with _url_in_environment(warehouse_url), _quiet_task_logs():   # the URL is never a flow parameter
+    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
         loaded = run_flow(seed_flow, file=str(file), federation=federation, warehouse_url=None)
     edition = loaded.edition
     typer.echo(f"{federation}: {loaded.players} player(s) seeded from {loaded.source}"
@@ -654,7 +663,7 @@ def list_(
     from flows.lookup import rating_list
     from flows.orchestration import run_flow
 
-    with _url_in_environment(warehouse_url), _quiet_task_logs():   # the URL is never a flow parameter
+    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
         found = run_flow(rating_list, federation=federation, list_name=list_name, edition=edition, as_of=day,
                          export=format in (ListFormat.csv, ListFormat.json), warehouse_url=None)
     if found is None:
@@ -695,7 +704,7 @@ def approve(
     from flows.decide import decide
     from flows.orchestration import run_flow
 
-    with _url_in_environment(warehouse_url), _quiet_task_logs():   # the URL is never a flow parameter
+    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
         decided = run_flow(decide, federation=federation, competition_id=competition_id, decision="approve",
                            note=note, warehouse_url=None)
     _print_decision(decided)
@@ -717,7 +726,7 @@ def decline(
     from flows.decide import decide
     from flows.orchestration import run_flow
 
-    with _url_in_environment(warehouse_url), _quiet_task_logs():   # the URL is never a flow parameter
+    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
         decided = run_flow(decide, federation=federation, competition_id=competition_id, decision="decline",
                            note=reason, warehouse_url=None)
     _print_decision(decided)
@@ -778,7 +787,7 @@ def site(
     from flows.orchestration import run_flow
     from flows.site import site as site_flow
 
-    with _url_in_environment(warehouse_url), _quiet_task_logs():   # the URL is never a flow parameter
+    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
         result = run_flow(site_flow, out=str(out), federation=federation, workers=workers or os.cpu_count() or 1,
                           warehouse_url=None)
     counts = ", ".join(
@@ -805,7 +814,7 @@ def report(
     from flows.lookup import organiser_report
     from flows.orchestration import run_flow
 
-    with _url_in_environment(warehouse_url), _quiet_task_logs():   # the URL is never a flow parameter
+    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
         rendered = run_flow(organiser_report, competition_id=competition_id, federation=federation, fmt=format,
                             warehouse_url=None)
     if rendered is None:
