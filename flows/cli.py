@@ -4,7 +4,9 @@
 under the Prefect engine when a Prefect API is configured (``PREFECT_API_URL``, the
 profile), else in-process, without starting a Prefect server
 (``flows/orchestration.py``; ``RATINGS_ORCHESTRATOR=prefect|local`` forces one way).
-``seed``, ``list`` and ``report`` talk to the warehouse directly. A user's mistake (an unknown federation,
+The other commands (``seed``, ``list``, ``report``, ``approve``, ``decline``, ``site``)
+run their own flows the same way: the flows orchestrate tasks, the tasks touch the
+stages, and the commands keep the presentation. A user's mistake (an unknown federation,
 a missing file, an unreachable database) ends with a one-line reason and a
 non-zero exit code, never a traceback.
 """
@@ -22,10 +24,13 @@ from collections.abc import Callable, Iterator
 from datetime import date
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Literal, ParamSpec
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec
 
 import typer
 from typer.core import TyperGroup
+
+if TYPE_CHECKING:
+    from flows.decide import Decision
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
@@ -127,10 +132,6 @@ def _root(
 
 P = ParamSpec("P")
 
-LIST_COLUMNS = ["federation", "player_id", "name", "rating", "games", "status", "category", "rank"]
-#: Rating systems whose federations publish whole ratings (list exports print integers).
-INTEGER_SYSTEMS = frozenset({"barruf", "fide-elo", "egf-gor"})
-
 
 def _friendly(command: Callable[P, None]) -> Callable[P, None]:
     """Turn a user's mistake raised deep inside (a domain ``ValueError``, a missing file, an
@@ -164,8 +165,8 @@ def _friendly(command: Callable[P, None]) -> Callable[P, None]:
     return wrapper
 
 
-#: Commands that run Prefect flows (whose console logging must not print tracebacks).
-_FLOW_COMMANDS = frozenset({"run", "backfill", "whatif", "site"})
+#: Commands that run Prefect flows (whose console logging must not print tracebacks): every one.
+_FLOW_COMMANDS = frozenset({"run", "seed", "backfill", "whatif", "list_", "report", "approve", "decline", "site"})
 
 
 def _engine_mode() -> bool:
@@ -236,6 +237,40 @@ def _url_in_environment(url: str | None) -> Iterator[None]:
             os.environ.pop("RATINGS_WAREHOUSE_URL", None)
         else:
             os.environ["RATINGS_WAREHOUSE_URL"] = before
+
+
+@contextlib.contextmanager
+def _quiet_flow_logs() -> Iterator[None]:
+    """Keep a flow's log lines off the console for the body (restored after).
+
+    The commands without progress bars (``seed``, ``list``, ``report``, ``approve``,
+    ``decline``, ``site``) print what their flow did, and a user's mistake as one line
+    (README, exit codes), as they did before they ran flows. In-process, a failed task
+    logs ``Finished in state Failed(...)`` on ``ratings.task_runs``: those records go
+    nowhere. Under the Prefect engine the run's logs still reach the Prefect API (its
+    own handler); only Prefect's console lines (``Beginning flow run``, the failed
+    task's error) stay off the terminal, below CRITICAL.
+    """
+    from tasks.runtime import FLOW_LOGGER, TASK_LOGGER
+
+    sink = logging.NullHandler()
+    kept = [(logger, logger.propagate) for logger in (logging.getLogger(TASK_LOGGER), logging.getLogger(FLOW_LOGGER))]
+    for logger, _ in kept:
+        logger.addHandler(sink)   # without a handler, logging's last resort would print warnings
+        logger.propagate = False
+    consoles = {h for logger in (logging.getLogger(), logging.getLogger("prefect")) for h in logger.handlers
+                if type(h).__name__ == "PrefectConsoleHandler"}
+    muted = [(h, h.level) for h in consoles]
+    for h, _ in muted:
+        h.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for h, level in muted:
+            h.setLevel(level)
+        for logger, propagate in kept:
+            logger.removeHandler(sink)
+            logger.propagate = propagate
 
 
 def _engine(url: str | None):  # type: ignore[no-untyped-def]
@@ -479,31 +514,27 @@ def seed(
     warehouse_url: WarehouseOpt = None,
 ) -> None:
     """Import a federation's starting rating list (the list it brings to the pipeline)."""
-    import hashlib
-
-    import formats
-    import warehouse
     from flows.config import federation_config
 
     federation_config(federation)
     if not file.is_file():
         _fail(f"no such file: {file}")
-    ratings = formats.read_ratings(file, federation=federation)
-    edition = formats.read(file, federation=federation).list_edition
-    count = warehouse.load_seed(
-        _engine(warehouse_url), federation, ratings, source=file.name,
-        source_sha256=hashlib.sha256(file.read_bytes()).hexdigest(), edition=edition,
-    )
-    typer.echo(f"{federation}: {count} player(s) seeded from {file.name}"
+    _engine(warehouse_url)  # migrate (or refuse) before the flow starts
+    from flows.orchestration import run_flow
+    from flows.seed import seed as seed_flow
+
+    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
+        loaded = run_flow(seed_flow, file=str(file), federation=federation, warehouse_url=None)
+    edition = loaded.edition
+    typer.echo(f"{federation}: {loaded.players} player(s) seeded from {loaded.source}"
                + (f" (edition {edition}: the next editions are {edition + 1}, {edition + 2}, ...)"
                   if edition is not None else ""))
-    as_of = ratings.get_column("as_of").drop_nulls().min() if "as_of" in ratings.columns else None
-    if warehouse.history(_engine(warehouse_url), federation).competitions.height == 0:
+    if loaded.competitions == 0:
         typer.echo(f"no competition of {federation} is in the warehouse yet: `ratings run` rates the next ones from this list")
         return
     typer.echo(
         "competitions already rated are not re-rated by a seed: run "
-        f"`ratings backfill --federation {federation} --from {as_of or 'DATE'!s}` to re-rate them from this list"
+        f"`ratings backfill --federation {federation} --from {loaded.as_of or 'DATE'!s}` to re-rate them from this list"
     )
 
 
@@ -617,7 +648,6 @@ def list_(
     warehouse_url: WarehouseOpt = None,
 ) -> None:
     """Print a published edition of a federation's rating list (default: the latest)."""
-    import warehouse
     from flows.config import federation_config
 
     config = federation_config(federation)
@@ -626,26 +656,22 @@ def list_(
     lists = [str(x) for x in config.get("lists") or []]
     if list_name is not None and lists and list_name not in lists:
         _fail(f"--list: {federation} publishes {', '.join(lists)}, not {list_name!r}")
-    first = lists[0] if lists else None
     if list_name is None and len(lists) > 1:
-        list_name = first   # a federation with several lists: its first by default
-    db = _engine(warehouse_url)
+        list_name = lists[0]   # a federation with several lists: its first by default
+    _engine(warehouse_url)  # migrate (or refuse) before the flow starts
     day = _parse_date(as_of, "--as-of")
-    found = warehouse.editions(db, federation, list_name=list_name, first_list=first)
-    if edition is not None:
-        found = found.filter(pl_col("edition") == edition)
-    elif day is not None:
-        found = found.filter(pl_col("as_of") <= day).sort(["as_of", "edition"])
-    if found.height == 0:
+    from flows.lookup import rating_list
+    from flows.orchestration import run_flow
+
+    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
+        found = run_flow(rating_list, federation=federation, list_name=list_name, edition=edition, as_of=day,
+                         export=format in (ListFormat.csv, ListFormat.json), warehouse_url=None)
+    if found is None:
         what = f" edition {edition}" if edition is not None else (f" on or before {as_of}" if as_of else "")
         _fail(f"no list published for {federation}{what}: run `ratings run` first")
-    info = found.row(found.height - 1, named=True)
-    frame = warehouse.edition_entries(db, int(info["list_id"]))
-    frame = frame.select([c for c in LIST_COLUMNS if c in frame.columns])
-    title = (f"{federation} rating list, edition {info['edition']} ({info['kind']}), in force from {info['as_of']}"
+    frame = found.entries
+    title = (f"{federation} rating list, edition {found.edition} ({found.kind}), in force from {found.as_of}"
              + (f", list {list_name}" if list_name else ""))
-    if format in (ListFormat.csv, ListFormat.json):
-        frame = _export_frame(frame, {**info, "federation": federation})
     if format is ListFormat.csv:
         sys.stdout.write(frame.write_csv())
     elif format is ListFormat.json:
@@ -662,29 +688,6 @@ def list_(
         Console().print(table)
 
 
-def _export_frame(frame, info: dict[str, object]):  # type: ignore[no-untyped-def]
-    """CSV/JSON exports: integer ratings where the federation publishes integers (every
-    rating of the list is whole), and the list's ``edition`` and ``as_of`` on every row."""
-    import numpy as np
-    import polars as pl
-
-    from engine.rounding import round_half_away_array
-    from engine.rulesets import system_for
-    from flows.config import federation_config
-
-    federation = str(info.get("federation") or frame.get_column("federation").drop_nulls().first())
-    rating = frame.get_column("rating")
-    # BARRUF, FIDE and the EGD publish whole ratings (the EGF keeps GoR exact inside, prints it whole).
-    if rating.dtype.is_float() and system_for(federation, federation_config(federation)) in INTEGER_SYSTEMS:
-        whole = round_half_away_array(rating.fill_null(np.nan).to_numpy().astype(np.float64))
-        frame = frame.with_columns(pl.Series("rating", whole).fill_nan(None).cast(pl.Int64))
-    day = info.get("as_of")
-    return frame.with_columns(
-        pl.lit(info.get("edition"), pl.Int64).alias("edition"),
-        pl.lit(day.isoformat() if hasattr(day, "isoformat") else day, pl.Utf8).alias("as_of"),
-    )
-
-
 @app.command()
 @_friendly
 def approve(
@@ -694,7 +697,17 @@ def approve(
     warehouse_url: WarehouseOpt = None,
 ) -> None:
     """The rating officer approves a held competition: the next run rates it."""
-    _decide(competition_id, federation, "approve", note, warehouse_url)
+    from flows.config import federation_config
+
+    federation_config(federation)
+    _engine(warehouse_url)  # migrate (or refuse) before the flow starts
+    from flows.decide import decide
+    from flows.orchestration import run_flow
+
+    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
+        decided = run_flow(decide, federation=federation, competition_id=competition_id, decision="approve",
+                           note=note, warehouse_url=None)
+    _print_decision(decided)
 
 
 @app.command()
@@ -706,26 +719,26 @@ def decline(
     warehouse_url: WarehouseOpt = None,
 ) -> None:
     """The rating officer declines a held competition: it is not rated."""
-    _decide(competition_id, federation, "decline", reason, warehouse_url)
-
-
-def _decide(competition_id: str, federation: str, decision: str, note: str | None, warehouse_url: str | None) -> None:
     from flows.config import federation_config
-    from warehouse.decisions import decide, officer
 
     federation_config(federation)
-    status = decide(_engine(warehouse_url), federation, competition_id, decision, note=note)
-    verb = "approved" if decision == "approve" else "declined"
+    _engine(warehouse_url)  # migrate (or refuse) before the flow starts
+    from flows.decide import decide
+    from flows.orchestration import run_flow
+
+    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
+        decided = run_flow(decide, federation=federation, competition_id=competition_id, decision="decline",
+                           note=reason, warehouse_url=None)
+    _print_decision(decided)
+
+
+def _print_decision(decided: Decision) -> None:
+    """One line: who decided what, and what happens to the competition now."""
+    verb = "approved" if decided.decision == "approve" else "declined"
     typer.echo(
-        f"{federation}: {competition_id} {verb} by {officer()}; now {status}"
-        + (": the next `ratings run` rates it" if status == "accepted" else "")
+        f"{decided.federation}: {decided.competition_id} {verb} by {decided.officer}; now {decided.status}"
+        + (": the next `ratings run` rates it" if decided.status == "accepted" else "")
     )
-
-
-def pl_col(name: str):  # type: ignore[no-untyped-def]
-    import polars as pl
-
-    return pl.col(name)
 
 
 def list_html(frame, title: str) -> str:  # type: ignore[no-untyped-def]
@@ -767,12 +780,16 @@ def site(
 ) -> None:
     """Generate the static publication site (lists, editions, players, competitions) from the warehouse."""
     from flows.config import federation_config
-    from tasks.site import generate_site
 
     if federation is not None:
         federation_config(federation)
-    _engine(warehouse_url)
-    result = generate_site(warehouse_url, out, federation, workers=workers or os.cpu_count() or 1)
+    _engine(warehouse_url)  # migrate (or refuse) before the flow starts
+    from flows.orchestration import run_flow
+    from flows.site import site as site_flow
+
+    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
+        result = run_flow(site_flow, out=str(out), federation=federation, workers=workers or os.cpu_count() or 1,
+                          warehouse_url=None)
     counts = ", ".join(
         f"{fed}: {result.editions[fed]} edition(s), {result.players[fed]} player card(s), "
         f"{result.competitions[fed]} competition page(s)" for fed in result.federations
@@ -791,35 +808,20 @@ def report(
     warehouse_url: WarehouseOpt = None,
 ) -> None:
     """Print the organiser's report for one competition."""
-    import validations
-    from tasks.publish import report_from_warehouse
-
     if format not in ("markdown", "html"):
         _fail(f"--format expects markdown or html, not {format!r}")
-    fmt: Literal["markdown", "html"] = "html" if format == "html" else "markdown"
-    from warehouse.lookups import competitions_of_file, file_findings
+    _engine(warehouse_url)  # migrate (or refuse) before the flow starts
+    from flows.lookup import organiser_report
+    from flows.orchestration import run_flow
 
-    db = _engine(warehouse_url)
-    rep = report_from_warehouse(db, competition_id, federation)
-    if rep is not None:
-        sys.stdout.write(validations.render_report(rep, fmt=fmt))
-        return
-    # A file name: the report of each competition it holds, or the unreadable file's own.
-    name = Path(competition_id).name
-    held = competitions_of_file(db, name, federation)
-    if held:
-        for fed, cid in held:
-            found = report_from_warehouse(db, cid, fed)
-            if found is not None:
-                sys.stdout.write(validations.render_report(found, fmt=fmt))
-        return
-    findings = file_findings(db, name, federation)
-    if findings.height:
-        fed = federation or str(findings.get_column("federation").drop_nulls().first() or "")
-        sys.stdout.write(validations.render_report(validations.file_report(name, findings, federation=fed), fmt=fmt))
-        return
-    _fail(f"no competition {competition_id!r}" + (f" for {federation}" if federation else "")
-          + " in the warehouse, nor a file of that name")
+    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
+        rendered = run_flow(organiser_report, competition_id=competition_id, federation=federation, fmt=format,
+                            warehouse_url=None)
+    if rendered is None:
+        _fail(f"no competition {competition_id!r}" + (f" for {federation}" if federation else "")
+              + " in the warehouse, nor a file of that name")
+    for text in rendered:
+        sys.stdout.write(text)
 
 
 def main() -> None:

@@ -5,10 +5,13 @@ rating step reads (``warehouse.history``) holds it. A run re-rates a federation
 only when its inbox holds something new; :func:`with_pending_approvals` adds an
 empty batch for every federation with approvals not rated yet, so the next run
 rates them even with an empty inbox, and :func:`record_approvals_rated` marks
-them rated once the federation's load committed.
+them rated once the federation's load committed. :func:`record_decision` records the
+officer's own decision (the ``decide`` flow, ``ratings approve`` / ``decline``).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import warehouse
 from tasks.ingest import FederationBatch, Ingested
@@ -32,3 +35,36 @@ def with_pending_approvals(
 def record_approvals_rated(federation: str, warehouse_url: str | None) -> int:
     """After the federation's load: its approved competitions are rated."""
     return warehouse.decisions.mark_applied(warehouse.get_engine(warehouse_url), federation)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision recorded (returned by the ``decide`` flow, printed by the CLI)."""
+
+    federation: str
+    competition_id: str
+    decision: str      #: approve | decline
+    officer: str       #: who decided: ``$RATINGS_OFFICER``, else the login name
+    status: str        #: the competition's status now: ``accepted`` (rated by the next run) or ``rejected``
+
+
+@task(name="record_decision")
+def record_decision(
+    federation: str, competition_id: str, decision: str, note: str | None, warehouse_url: str | None,
+) -> Decision:
+    """Record the rating officer's ``approve`` or ``decline`` of a held competition.
+
+    Raises
+    ------
+    warehouse.UnknownCompetitionError
+        No current competition ``competition_id`` in ``federation``.
+    warehouse.decisions.DecisionError
+        The competition is not held, or a decline without a reason.
+    """
+    who = warehouse.decisions.officer()
+    status = warehouse.decisions.decide(
+        warehouse.get_engine(warehouse_url), federation, competition_id, decision, note=note, who=who,
+    )
+    get_run_logger().info("%s: %s %s by %s; now %s", federation, competition_id, decision, who, status)
+    return Decision(federation=federation, competition_id=competition_id, decision=decision, officer=who,
+                    status=status)
