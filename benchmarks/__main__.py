@@ -105,6 +105,16 @@ def stages(output: str) -> str:
     return ", ".join(out)
 
 
+_LOADED = re.compile(r"games_loaded=([0-9]+)")
+
+
+def loaded(output: str, expected: int) -> None:
+    """A run must have loaded every game it was given: a refused file would time nothing."""
+    got = sum(int(n) for n in _LOADED.findall(output))
+    if got != expected:
+        raise RuntimeError(f"the run loaded {got:,} games of {expected:,}; its output ends:\n{output[-3000:]}")
+
+
 def measured(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
              timeout: float | None = None) -> tuple[float, float, str]:
     """Run ``cmd`` as its own process: (wall seconds, peak RSS in MB, output); raises on failure,
@@ -162,19 +172,16 @@ def child(argv: list[str]) -> None:
     kind, folder = argv[0], Path(argv[1])
     import polars as pl
 
-    results = next(folder.glob("*.results.csv"))
+    parts = sorted(folder.glob("*.results.csv"))
     if kind == "engine" or kind == "reference":
         import engine
         import formats
-        import formats.limits
 
-        # One file holds the whole synthetic history (97 MB at 1M games): these rows time the
-        # engine, not the reader's guard against oversized inbox files.
-        formats.limits.MAX_FILE_BYTES = max(formats.limits.MAX_FILE_BYTES, results.stat().st_size + 1)
-        read = formats.read(results)
+        reads = [formats.read(part) for part in parts]
         seed = formats.read(next(folder.glob("*.ratings.csv"))).ratings
         players = formats.read(next(folder.glob("*.players.csv"))).players
-        comps, games = read.competitions, read.games
+        comps = pl.concat([r.competitions for r in reads], how="vertical_relaxed")
+        games = pl.concat([r.games for r in reads], how="vertical_relaxed")
         fed = comps.get_column("federation")[0]
         if kind == "engine":
             warm = comps.head(3)
@@ -206,7 +213,8 @@ def child(argv: list[str]) -> None:
     elif kind == "floor":
         url = argv[2]
         t = time.perf_counter()
-        frame = pl.read_csv(results, try_parse_dates=True, infer_schema_length=10_000)
+        frame = pl.concat([pl.read_csv(part, try_parse_dates=True, infer_schema_length=10_000) for part in parts],
+                          how="vertical_relaxed")
         columns = ["competition_id", "round", "player_a", "player_b", "score_a", "status"]
         rows = frame.select(columns).rows()
         if url.startswith("sqlite"):
@@ -281,11 +289,13 @@ def bench_system(system: str, games: int, databases: list[str], args: argparse.N
                 measured(ratings_cmd("seed", "--federation", system, str(paths["ratings"]), *base), cwd=for_db, timeout=args.row_timeout)
                 inbox = for_db / "inbox"
                 inbox.mkdir(exist_ok=True)
-                shutil.copy(paths["results"], inbox)
+                for part in sorted(history.glob("*.results.csv")):
+                    shutil.copy(part, inbox)
                 shutil.copy(paths["players"], inbox)
                 seconds, peak, output = measured(ratings_cmd("run", "--inbox", str(inbox), *base, "--federation", system,
                                                         "--reports", str(for_db / "reports"),
                                                         "--as-of", str(fed.last_day)), cwd=for_db, timeout=args.row_timeout)
+                loaded(output, n)
                 full = seconds
                 rows.append(Row(system, n, "run", db, seconds, peak,
                                 f"marginal / floor = {(seconds - rows[-1].seconds) / floor:.1f}x; {stages(output)}"))
@@ -300,6 +310,7 @@ def bench_system(system: str, games: int, databases: list[str], args: argparse.N
                 seconds, peak, output = measured(ratings_cmd("run", "--inbox", str(tonight), *base, "--federation", system,
                                                         "--reports", str(for_db / "reports"),
                                                         "--as-of", str(night.last_day)), cwd=for_db, timeout=args.row_timeout)
+                loaded(output, night.games)
                 rows.append(Row(system, night.games, "incremental", db, seconds, peak,
                                 f"50 competitions on top; {seconds / full:.0%} of the full run; {stages(output)}"))
                 print(rows[-1].line(), flush=True)

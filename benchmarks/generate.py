@@ -175,15 +175,31 @@ def generate(federation: str, games: int, *, players: int | None = None, seed: i
     return Federation(federation, results, players_frame, seed_frame, len(comps), comps[0][1], comps[-1][1])
 
 
-def write_interchange(fed: Federation, folder: Path, *, stem: str = "history") -> dict[str, Path]:
-    """Write the federation's ``results``, ``players`` and ``ratings`` interchange files."""
+def write_interchange(fed: Federation, folder: Path, *, stem: str = "history",
+                      games_per_file: int = 250_000) -> dict[str, Path]:
+    """Write the federation's ``results``, ``players`` and ``ratings`` interchange files.
+
+    The results go in files of at most ``games_per_file`` games, cut between competitions
+    (``<fed>-<stem>.results.csv``, then ``<fed>-<stem>-2.results.csv``, ...): an archive
+    arrives as many files, and one file of a million games (97 MB) is over the readers'
+    64 MiB limit for an inbox file. ``paths["results"]`` is the first.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     paths = {
         "results": folder / f"{fed.federation}-{stem}.results.csv",
         "players": folder / f"{fed.federation}-{stem}.players.csv",
         "ratings": folder / f"{fed.federation}-{stem}.ratings.csv",
     }
-    fed.results.select(RESULTS_HEADER).write_csv(paths["results"])
+    results = fed.results.select(RESULTS_HEADER)
+    # Parts by competition (results are in competition order): a competition is never cut.
+    first_row = results.with_row_index("_row").group_by("competition_id", maintain_order=True).agg(
+        pl.col("_row").first())
+    part_of = first_row.with_columns((pl.col("_row") // max(games_per_file, 1)).alias("_part"))
+    parted = results.join(part_of.select("competition_id", "_part"), on="competition_id", how="left",
+                          maintain_order="left")
+    for k, part in enumerate(parted.partition_by("_part", maintain_order=True, include_key=False)):
+        target = paths["results"] if k == 0 else folder / f"{fed.federation}-{stem}-{k + 1}.results.csv"
+        part.write_csv(target)
     fed.players.write_csv(paths["players"])
     fed.seed.write_csv(paths["ratings"])
     return paths

@@ -68,3 +68,26 @@ def test_the_incremental_night_has_competitions_of_its_own() -> None:
     ids = set(history.results["competition_id"])
     assert ids and not ids & set(night.results["competition_id"])
     assert set(night.results["player_a"]) <= set(history.players["player_id"])
+
+
+def test_a_history_is_written_in_files_under_the_inbox_limit(tmp_path: Path) -> None:
+    """A 1M-game history in one file (97 MB) is refused by the readers' 64 MiB limit, and the
+    run would time nothing: the history goes in parts, each competition whole in one part."""
+    from benchmarks.generate import generate, write_interchange
+
+    fed = generate("ajusc", 3_000, seed=5)
+    write_interchange(fed, tmp_path, games_per_file=1_000)
+    parts = sorted(tmp_path.glob("*.results.csv"))
+    assert len(parts) >= 3
+    frames = [pl.read_csv(p) for p in parts]
+    assert sum(f.height for f in frames) == fed.results.height
+    owners = [set(f["competition_id"]) for f in frames]
+    assert all(not (a & b) for i, a in enumerate(owners) for b in owners[i + 1:])
+
+
+def test_a_run_that_loaded_less_than_its_history_is_an_error() -> None:
+    from benchmarks.__main__ import loaded
+
+    loaded("[ 1.0s] load: x: LoadResult(games_loaded=10) [ 2.0s] load: y: LoadResult(games_loaded=5)", 15)
+    with pytest.raises(RuntimeError, match="loaded 0 games of 1,000"):
+        loaded("unreadable: rejected (format.too_large)", 1_000)
