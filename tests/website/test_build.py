@@ -267,3 +267,21 @@ def test_a_new_edition_rewrites_only_the_pages_it_changes(small_season: SmallSea
         Path("index.html"), fed / "index.html", fed / "overview.html", fed / "editions" / "index.html",
         fed / "editions" / f"{last['edition']}.html", fed / "editions" / f"{previous['edition']}.html"}
     assert {fed / "players" / page_name(pid) for pid in on_last} <= written
+
+
+def test_a_listed_player_missing_from_the_players_table_still_gets_a_card(
+    small_season: SmallSeason, tmp_path: Path,
+) -> None:
+    """A published edition may name a player no players file described (a seeded list's
+    player): the card says what the lists say, without club or country, instead of failing."""
+    shutil.copy(small_season.url.removeprefix("sqlite:///"), tmp_path / "missing.db")
+    db = warehouse.get_engine(f"sqlite:///{tmp_path / 'missing.db'}")
+    with db.connect() as conn:
+        listed = conn.execute(sa.text(
+            "SELECT player_id FROM rating_list_entries WHERE federation = :f ORDER BY list_id DESC, position LIMIT 1"
+        ), {"f": FED}).scalar_one()
+    with db.begin() as conn:
+        conn.execute(sa.text("DELETE FROM players WHERE federation = :f AND player_id = :p"), {"f": FED, "p": listed})
+    website.build_site(db, tmp_path / "site")
+    card = (tmp_path / "site" / FED / "players" / page_name(listed)).read_text(encoding="utf-8")
+    assert "Club:" not in card and "Country:" not in card
