@@ -146,7 +146,7 @@ def _friendly(command: Callable[P, None]) -> Callable[P, None]:
         from flows import errors
 
         try:
-            if command.__name__ in _FLOW_COMMANDS and _engine_mode():
+            if _engine_mode():   # every command runs a flow
                 errors.quiet_console_tracebacks()   # Prefect logs a failed flow's traceback
             command(*args, **kwargs)
         except (typer.Exit, typer.Abort, KeyboardInterrupt, SystemExit):
@@ -163,10 +163,6 @@ def _friendly(command: Callable[P, None]) -> Callable[P, None]:
             _unexpected(error, command.__name__)
 
     return wrapper
-
-
-#: Commands that run Prefect flows (whose console logging must not print tracebacks): every one.
-_FLOW_COMMANDS = frozenset({"run", "seed", "backfill", "whatif", "list_", "report", "approve", "decline", "site"})
 
 
 def _engine_mode() -> bool:
@@ -271,6 +267,15 @@ def _quiet_flow_logs() -> Iterator[None]:
         for logger, propagate in kept:
             logger.removeHandler(sink)
             logger.propagate = propagate
+
+
+def _quiet_flow(flow: Any, warehouse_url: str | None, **parameters: Any) -> Any:
+    """Run a command's flow (``run_flow``): the warehouse URL reaches it through the
+    environment, never as a flow parameter, and its log lines stay off the console."""
+    from flows.orchestration import run_flow
+
+    with _url_in_environment(warehouse_url), _quiet_flow_logs():
+        return run_flow(flow, warehouse_url=None, **parameters)
 
 
 def _engine(url: str | None):  # type: ignore[no-untyped-def]
@@ -520,11 +525,9 @@ def seed(
     if not file.is_file():
         _fail(f"no such file: {file}")
     _engine(warehouse_url)  # migrate (or refuse) before the flow starts
-    from flows.orchestration import run_flow
     from flows.seed import seed as seed_flow
 
-    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
-        loaded = run_flow(seed_flow, file=str(file), federation=federation, warehouse_url=None)
+    loaded = _quiet_flow(seed_flow, warehouse_url, file=str(file), federation=federation)
     edition = loaded.edition
     typer.echo(f"{federation}: {loaded.players} player(s) seeded from {loaded.source}"
                + (f" (edition {edition}: the next editions are {edition + 1}, {edition + 2}, ...)"
@@ -661,11 +664,9 @@ def list_(
     _engine(warehouse_url)  # migrate (or refuse) before the flow starts
     day = _parse_date(as_of, "--as-of")
     from flows.lookup import rating_list
-    from flows.orchestration import run_flow
 
-    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
-        found = run_flow(rating_list, federation=federation, list_name=list_name, edition=edition, as_of=day,
-                         export=format in (ListFormat.csv, ListFormat.json), warehouse_url=None)
+    found = _quiet_flow(rating_list, warehouse_url, federation=federation, list_name=list_name, edition=edition,
+                        as_of=day, export=format in (ListFormat.csv, ListFormat.json))
     if found is None:
         what = f" edition {edition}" if edition is not None else (f" on or before {as_of}" if as_of else "")
         _fail(f"no list published for {federation}{what}: run `ratings run` first")
@@ -697,17 +698,7 @@ def approve(
     warehouse_url: WarehouseOpt = None,
 ) -> None:
     """The rating officer approves a held competition: the next run rates it."""
-    from flows.config import federation_config
-
-    federation_config(federation)
-    _engine(warehouse_url)  # migrate (or refuse) before the flow starts
-    from flows.decide import decide
-    from flows.orchestration import run_flow
-
-    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
-        decided = run_flow(decide, federation=federation, competition_id=competition_id, decision="approve",
-                           note=note, warehouse_url=None)
-    _print_decision(decided)
+    _decide(competition_id, federation, "approve", note, warehouse_url)
 
 
 @app.command()
@@ -719,21 +710,18 @@ def decline(
     warehouse_url: WarehouseOpt = None,
 ) -> None:
     """The rating officer declines a held competition: it is not rated."""
+    _decide(competition_id, federation, "decline", reason, warehouse_url)
+
+
+def _decide(competition_id: str, federation: str, decision: str, note: str | None, warehouse_url: str | None) -> None:
+    """Run the ``decide`` flow; one line: who decided what, and what happens to the competition now."""
     from flows.config import federation_config
+    from flows.decide import decide
 
     federation_config(federation)
     _engine(warehouse_url)  # migrate (or refuse) before the flow starts
-    from flows.decide import decide
-    from flows.orchestration import run_flow
-
-    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
-        decided = run_flow(decide, federation=federation, competition_id=competition_id, decision="decline",
-                           note=reason, warehouse_url=None)
-    _print_decision(decided)
-
-
-def _print_decision(decided: Decision) -> None:
-    """One line: who decided what, and what happens to the competition now."""
+    decided: Decision = _quiet_flow(decide, warehouse_url, federation=federation, competition_id=competition_id,
+                                    decision=decision, note=note)
     verb = "approved" if decided.decision == "approve" else "declined"
     typer.echo(
         f"{decided.federation}: {decided.competition_id} {verb} by {decided.officer}; now {decided.status}"
@@ -784,12 +772,10 @@ def site(
     if federation is not None:
         federation_config(federation)
     _engine(warehouse_url)  # migrate (or refuse) before the flow starts
-    from flows.orchestration import run_flow
     from flows.site import site as site_flow
 
-    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
-        result = run_flow(site_flow, out=str(out), federation=federation, workers=workers or os.cpu_count() or 1,
-                          warehouse_url=None)
+    result = _quiet_flow(site_flow, warehouse_url, out=str(out), federation=federation,
+                         workers=workers or os.cpu_count() or 1)
     counts = ", ".join(
         f"{fed}: {result.editions[fed]} edition(s), {result.players[fed]} player card(s), "
         f"{result.competitions[fed]} competition page(s)" for fed in result.federations
@@ -812,11 +798,9 @@ def report(
         _fail(f"--format expects markdown or html, not {format!r}")
     _engine(warehouse_url)  # migrate (or refuse) before the flow starts
     from flows.lookup import organiser_report
-    from flows.orchestration import run_flow
 
-    with _url_in_environment(warehouse_url), _quiet_flow_logs():   # the URL is never a flow parameter
-        rendered = run_flow(organiser_report, competition_id=competition_id, federation=federation, fmt=format,
-                            warehouse_url=None)
+    rendered = _quiet_flow(organiser_report, warehouse_url, competition_id=competition_id, federation=federation,
+                           fmt=format)
     if rendered is None:
         _fail(f"no competition {competition_id!r}" + (f" for {federation}" if federation else "")
               + " in the warehouse, nor a file of that name")

@@ -84,14 +84,17 @@ def test_the_cli_runs_flows_not_stages() -> None:
     assert commands == set(CLI_COMMANDS)   # a new command is checked too
     for name in CLI_COMMANDS:
         assert _stage_imports(_imported_modules(functions[name])) == set(), name
-        assert "run_flow" in _called_names(functions[name]), name
         # The helpers of cli.py it calls, and theirs, present what the flow returned: no stage either.
         seen: set[str] = set()
         todo = [name]
+        reached = set(_called_names(functions[name]))
         while todo:
             for called in _called_names(functions[todo.pop()]) & set(functions):
                 if called not in seen and called not in CLI_OPENS_WAREHOUSE:
                     seen.add(called)
                     todo.append(called)
+                    reached |= _called_names(functions[called])
+        # It runs a flow: itself, or through the one helper that runs a command's flow.
+        assert "run_flow" in reached, name
         for helper in sorted(seen):
             assert _stage_imports(_imported_modules(functions[helper])) == set(), (name, helper)
