@@ -2,7 +2,7 @@
 
 Reads the warehouse and writes the site folder only: it takes no run lock (the nightly
 and backfill runs regenerate the site themselves, inside theirs). Its one task is
-:func:`tasks.site_build.build_site`.
+:func:`tasks.site.build_site`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from datetime import date
 from flows.config import federation_config
 from flows.orchestration import call
 from tasks.runtime import flow
-from tasks.site_build import SiteResult, build_site
+from tasks.site import build_site
+from website import SiteResult
 
 __all__ = ["SiteResult", "site"]
 

@@ -65,3 +65,16 @@ def publish_site(
         ", ".join(f"{phase} {cpu:.1f} s" for phase, cpu in result.phases.items()) or "no phase",
     )
     return result
+
+
+@task(name="build_site")
+def build_site(
+    warehouse_url: str | None, site_dir: str, federation: str | None = None, as_of: date | None = None,
+    workers: int = 1,
+) -> website.SiteResult:
+    """The whole generation ``ratings site`` asks for, with the workers it was given: unlike
+    :func:`publish_site` (the nightly's), also when no federation has a list yet."""
+    result = generate_site(warehouse_url, site_dir, federation, as_of, workers=workers)
+    get_run_logger().info("site %s: %d page(s), %d written, %d removed in %.1f s",
+                          result.out, result.pages, result.written, result.removed, result.seconds)
+    return result

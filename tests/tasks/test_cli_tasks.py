@@ -26,7 +26,7 @@ from tasks.lookup import (
     render_reports,
 )
 from tasks.seed import SeedLoaded, load_seed_list
-from tasks.site_build import build_site
+from tasks.site import build_site
 
 SEED = "federation,player_id,name,rating,games,as_of,edition\najusc,6,Bo,1200.5,10,2025-09-01,190\najusc,7,Ann,1100,40,2025-09-02,190\n"
 
