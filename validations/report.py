@@ -496,10 +496,14 @@ class _Parts:
     changes: list[dict[str, str]]
     groups: list[dict[str, Any]]
     counts: dict[str, int]
+    fixes: list[dict[str, str]]   #: corrected figures listed (at most CORRECTION_LIMIT)
+    more_fixes: int               #: and how many more there are
 
     @classmethod
     def of(cls, report: CompetitionReport, warn_limit: int | None) -> _Parts:
-        return cls(_change_rows(report.changes), _groups(report.findings, warn_limit), _counts(report.findings))
+        fixes, more_fixes = _correction_rows(report.corrections, report.changes)
+        return cls(_change_rows(report.changes), _groups(report.findings, warn_limit), _counts(report.findings),
+                   fixes, more_fixes)
 
 
 def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT, parts: _Parts | None = None) -> str:
@@ -548,7 +552,7 @@ def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT, pa
                 f"| {md_escape(p['player'])} | {p['rule_set']} | {p['window']} | {p['games']} | {p['needed']} | "
                 f"{md_escape(p['first'])} | {md_escape(p['per_event'])} | {md_escape(p['status'])} |"
             )
-    fixes, more_fixes = _correction_rows(report.corrections, report.changes)
+    fixes, more_fixes = parts.fixes, parts.more_fixes
     if fixes:
         out += ["", "## Published editions corrected", "",
                 "| Player | Edition | Published | Now |", "|---|---:|---:|---:|"]
@@ -594,7 +598,7 @@ def _html(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT, parts:
     parts = parts or _Parts.of(report, warn_limit)
     changes, groups = parts.changes, parts.groups
     template = _template()
-    fixes, more_fixes = _correction_rows(report.corrections, report.changes)
+    fixes, more_fixes = parts.fixes, parts.more_fixes
     return str(template.render(
         title=report.name or report.competition_id,
         css=_css_markup(),
