@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
-import polars as pl
 import pytest
 from typer.testing import CliRunner
 
@@ -27,17 +26,8 @@ from flows.lookup import organiser_report, rating_list
 from flows.orchestration import run_flow
 from flows.seed import seed
 from flows.site import site
+from tests.cli_warehouse import SEED, held_competition, publish_two_editions, write_seed
 from warehouse.guard import WarehouseBusyError
-
-SEED = "federation,player_id,name,rating,games,as_of,edition\najusc,6,Bo,1200.5,10,2025-09-01,190\najusc,7,Ann,1100,40,2025-09-02,190\n"
-
-# A round robin in a TSH ``.t`` file without ``#lexicon``: loaded ``held`` (tests/flows/test_officer.py).
-HELD_T = """#date 2025-10-04
-Puig, Anna 1200 2 3 4; 400 400 400
-Vila, Pere 1100 1 4 3; 300 400 400
-Roca, Marta 1000 4 1 2; 400 300 300
-Soler, Jan 1000 3 2 1; 300 300 300
-"""
 
 runner = CliRunner()
 
@@ -51,31 +41,7 @@ def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
 
 @pytest.fixture
 def seed_file(tmp_path: Path) -> Path:
-    path = tmp_path / "start.ratings.csv"
-    path.write_text(SEED, encoding="utf-8")
-    return path
-
-
-def _held(tmp_path: Path, url: str) -> str:
-    """One held AJUSC competition in the warehouse (a nightly run in-process); its id."""
-    from flows.nightly import nightly
-
-    inbox = tmp_path / "inbox"
-    (inbox / "ajusc").mkdir(parents=True)
-    (inbox / "ajusc" / "lliga-manresa.t").write_text(HELD_T, encoding="utf-8")
-    night = nightly.fn(inbox=str(inbox), warehouse_url=url, as_of=date(2025, 10, 31),
-                       reports_dir=str(tmp_path / "reports"), site_dir=None)
-    ((cid, status),) = night.competitions["ajusc"].items()
-    assert status == "held"
-    return str(cid)
-
-
-def _publish(url: str) -> None:
-    """Editions 191 (2025-10-04) and 192 (2025-11-08) of the AJUSC list."""
-    db = warehouse.get_engine(url)
-    for day, rating in ((date(2025, 10, 4), 1110.5), (date(2025, 11, 8), 1120.0)):
-        frame = pl.DataFrame({"federation": ["ajusc"], "player_id": ["7"], "name": ["Ann"], "rating": [rating]})
-        warehouse.publish_edition(db, "ajusc", frame, as_of=day, covers=f"{day}|{day}|C")
+    return write_seed(tmp_path)
 
 
 def test_the_command_flows_in_process_and_under_the_engine(
@@ -87,14 +53,14 @@ def test_the_command_flows_in_process_and_under_the_engine(
     assert (loaded.players, loaded.edition, loaded.as_of, loaded.competitions) == (2, 190, date(2025, 9, 1), 0)
     assert run_flow(rating_list, federation="ajusc", warehouse_url=None) is None
 
-    _publish(sqlite_url)
+    publish_two_editions(sqlite_url)
     latest = run_flow(rating_list, federation="ajusc", warehouse_url=None)
     assert (latest.edition, latest.as_of, latest.kind) == (192, date(2025, 11, 8), "ordinary")
     assert latest.entries.select("player_id", "rating").rows() == [("7", 1120.0)]
     exported = run_flow(rating_list, federation="ajusc", as_of=date(2025, 11, 1), export=True, warehouse_url=None)
     assert exported.entries.select("rating", "edition", "as_of").rows() == [(1111, 191, "2025-10-04")]
 
-    cid = _held(tmp_path, sqlite_url)
+    cid = held_competition(tmp_path, sqlite_url)
     monkeypatch.setenv("RATINGS_OFFICER", "Marta (AJUSC)")
     done = run_flow(decide, federation="ajusc", competition_id=cid, decision="approve", note="DISC",
                     warehouse_url=None)
@@ -149,7 +115,7 @@ def test_seed_is_a_writing_run_and_the_lookups_are_not(
     monkeypatch.setenv("RATINGS_ORCHESTRATOR", "local")
     monkeypatch.setenv("RATINGS_LOCK_WAIT_S", "0.3")
     assert run_flow(seed, file=str(seed_file), federation="ajusc", warehouse_url=sqlite_url).players == 2
-    _publish(sqlite_url)
+    publish_two_editions(sqlite_url)
     again = tmp_path / "again.ratings.csv"
     again.write_text(SEED.replace("Bo", "Bob"), encoding="utf-8")
     with _run_lock_taken(sqlite_url):

@@ -27,16 +27,7 @@ from tasks.lookup import (
 )
 from tasks.seed import SeedLoaded, load_seed_list
 from tasks.site import build_site
-
-SEED = "federation,player_id,name,rating,games,as_of,edition\najusc,6,Bo,1200.5,10,2025-09-01,190\najusc,7,Ann,1100,40,2025-09-02,190\n"
-
-# 4 players, 3 rounds, a round robin, no ``#lexicon`` line: the competition is held.
-HELD_T = """#date 2025-10-04
-Puig, Anna 1200 2 3 4; 400 400 400
-Vila, Pere 1100 1 4 3; 300 400 400
-Roca, Marta 1000 4 1 2; 400 300 300
-Soler, Jan 1000 3 2 1; 300 300 300
-"""
+from tests.cli_warehouse import SEED, held_competition, publish_two_editions, write_seed
 
 
 @pytest.fixture
@@ -46,36 +37,13 @@ def url(tmp_path: Path) -> str:
 
 @pytest.fixture
 def seed_file(tmp_path: Path) -> Path:
-    path = tmp_path / "start.ratings.csv"
-    path.write_text(SEED, encoding="utf-8")
-    return path
+    return write_seed(tmp_path)
 
 
 @pytest.fixture
-def held(tmp_path: Path, url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+def held(tmp_path: Path, url: str) -> str:
     """A warehouse holding one held AJUSC competition; its id."""
-    from flows.nightly import nightly
-    from flows.orchestration import run_flow
-
-    monkeypatch.setenv("RATINGS_ORCHESTRATOR", "local")
-    inbox = tmp_path / "inbox"
-    (inbox / "ajusc").mkdir(parents=True)
-    (inbox / "ajusc" / "lliga-manresa.t").write_text(HELD_T, encoding="utf-8")
-    night = run_flow(nightly, inbox=str(inbox), warehouse_url=url, as_of=date(2025, 10, 31),
-                     reports_dir=str(tmp_path / "reports"), site_dir=None)
-    ((cid, status),) = night.competitions["ajusc"].items()
-    assert status == "held"
-    return str(cid)
-
-
-def _publish(url: str) -> None:
-    """Two editions after the seed (190): 191 on 2025-10-04, 192 on 2025-11-08."""
-    db = warehouse.get_engine(url)
-    seed = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1100.0]})
-    warehouse.load_seed(db, "ajusc", seed, source="s.ratings.csv", source_sha256="s", edition=190)
-    for day, rating in ((date(2025, 10, 4), 1110.5), (date(2025, 11, 8), 1120.0)):
-        frame = pl.DataFrame({"federation": ["ajusc"], "player_id": ["7"], "name": ["Anna"], "rating": [rating]})
-        warehouse.publish_edition(db, "ajusc", frame, as_of=day, covers=f"{day}|{day}|C")
+    return held_competition(tmp_path, url)
 
 
 def test_load_seed_list_loads_once_and_says_what_the_cli_prints(seed_file: Path, url: str) -> None:
@@ -120,7 +88,7 @@ def test_record_decision_refuses_an_unknown_competition_and_a_decline_without_re
 
 
 def test_find_edition_by_number_date_or_latest(url: str) -> None:
-    _publish(url)
+    publish_two_editions(url, seeded=True)
     assert find_edition.fn(url, "ajusc").edition == 192
     assert find_edition.fn(url, "ajusc", edition=191).edition == 191
     on = find_edition.fn(url, "ajusc", as_of=date(2025, 11, 1))
@@ -131,7 +99,7 @@ def test_find_edition_by_number_date_or_latest(url: str) -> None:
 
 
 def test_read_edition_entries_and_the_export(url: str) -> None:
-    _publish(url)
+    publish_two_editions(url, seeded=True)
     found = find_edition.fn(url, "ajusc", edition=191)
     entries = read_edition_entries.fn(url, found.list_id)
     assert entries.columns == [c for c in LIST_COLUMNS if c in entries.columns]
@@ -164,7 +132,7 @@ def test_read_and_render_reports_by_id_or_file(held: str, url: str) -> None:
 def test_build_site_with_or_without_a_list(url: str, tmp_path: Path) -> None:
     empty = build_site.fn(url, str(tmp_path / "empty"), workers=1)
     assert empty.federations == [] and (tmp_path / "empty" / "index.html").is_file()
-    _publish(url)
+    publish_two_editions(url, seeded=True)
     done = build_site.fn(url, str(tmp_path / "site"), "ajusc", date(2026, 1, 1), workers=1)
     assert done.federations == ["ajusc"] and done.editions["ajusc"] == 2
     assert (tmp_path / "site" / "ajusc" / "index.html").is_file()
