@@ -16,9 +16,11 @@ competition; the night gets one summary artifact.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 from sqlalchemy import Engine
@@ -55,7 +57,7 @@ class Published:
 class EditionPlan:
     """What to publish: ordinary editions at new points, and maybe one correcting edition."""
 
-    ordinary: list[tuple[str, date, pl.DataFrame]]   # (covers, as_of, list), in order
+    ordinary: list[tuple[str, date, pl.DataFrame | warehouse.ListLines]]  # (covers, as_of, list), in order
     correcting: tuple[str, date, pl.DataFrame] | None  # (covers, as_of, list)
     corrections: pl.DataFrame                          # CORRECTIONS_SCHEMA (empty: nothing touched)
 
@@ -85,6 +87,29 @@ def _diff(edition: int, as_of: date, published: pl.DataFrame, now: pl.DataFrame)
         pl.lit(edition, pl.Int64).alias("edition"), pl.lit(as_of, pl.Date).alias("edition_as_of"),
         "player_id", "name", "published", "now",
     )
+
+
+class _Replay:
+    """Published editions in full, from :func:`warehouse.edition_contents` (in edition order);
+    one the replay has gone past (editions checked out of order) is read on its own."""
+
+    def __init__(self, db: Engine, contents: Iterator[tuple[int, pl.DataFrame]]) -> None:
+        self.db, self.contents = db, contents
+        self.ahead: tuple[int, pl.DataFrame] | None = None
+
+    def edition(self, row: dict[str, Any]) -> pl.DataFrame:
+        while True:
+            if self.ahead is None:
+                self.ahead = next(self.contents, None)
+                if self.ahead is None:
+                    break
+            number, entries = self.ahead
+            if number > row["edition"]:
+                break
+            self.ahead = None
+            if number == row["edition"]:
+                return entries
+        return warehouse.edition_entries(self.db, int(row["list_id"]))
 
 
 def plan_editions(
@@ -127,10 +152,19 @@ def plan_editions(
     corrections_all = warehouse.edition_corrections(db, federation).filter(
         pl.col("edition").is_in(published.get_column("edition").to_list())
     )
-    lists: dict[str, pl.DataFrame] = {}
+    # The new points' lists as the lines that changed since the point before (a night that
+    # rates an archive publishes thousands of editions: their changes fit in memory, their
+    # full lists do not); the first in full (the warehouse compares it with the last
+    # edition), the last with its full list too.
+    lists: dict[str, pl.DataFrame | warehouse.ListLines] = {}
+    before: pl.DataFrame | None = None
     final_state: pl.DataFrame | None = None   # the state at the last point (not every point's: memory)
     diffs: list[pl.DataFrame] = []
-    by_point = {p: check.filter(pl.col("covers") == p) for p in check.get_column("covers").unique().to_list()}
+    checked = check.sort("covers", "edition")
+    # Published editions in full, replayed in edition order (each line read once).
+    replay = _Replay(db, warehouse.edition_contents(db, federation, checked.get_column("edition").to_list(),
+                                                    list_name=list_name, first_list=first_list))
+    by_point = {p: checked.filter(pl.col("covers") == p) for p in checked.get_column("covers").unique().to_list()}
     for point, state in engine.states_at(federation, rated.start_state, changes, wanted, config=config):
         state = adjusted_at(state, point, rated, changes)  # FIDE rapid/blitz: 1 October 2022
         named = state.join(names, on="player_id", how="left").with_columns(
@@ -140,13 +174,19 @@ def plan_editions(
             final_state = named
         for row in by_point.get(point, pl.DataFrame()).iter_rows(named=True):
             now = engine.rating_list(federation, named, as_of=row["as_of"], config=config)
-            entries = warehouse.edition_entries(db, int(row["list_id"]))
+            entries = replay.edition(row)
             fixed = corrections_all.filter(pl.col("edition") == row["edition"])
             diff = _diff(int(row["edition"]), row["as_of"], _effective(entries, fixed), now)
             if diff.height:
                 diffs.append(diff)
         if point in new_points:
-            lists[point] = engine.rating_list(federation, named, as_of=engine.point_date(point), config=config)
+            full = engine.rating_list(federation, named, as_of=engine.point_date(point), config=config)
+            if before is None:
+                lists[point] = full
+            else:
+                stored = warehouse.list_lines(before, full)
+                lists[point] = stored if point != new_points[-1] else replace(stored, rating_list=full)
+            before = full
     ordinary = [(p, engine.point_date(p), lists[p]) for p in new_points]
     corrections = pl.concat(diffs) if diffs else pl.DataFrame(schema=warehouse.CORRECTIONS_SCHEMA)
     correcting = None
@@ -327,7 +367,8 @@ def apply_editions(
     # The first list is stored without a name: queries that name no list answer it.
     stored_name = None if list_name == first_list else list_name
     # Every edition of the run in one transaction (issue 11: one commit, one bulk insert).
-    editions = [warehouse.Edition(frame, day, list_name=stored_name, covers=covers)
+    editions = [warehouse.Edition(frame, day, list_name=stored_name, covers=covers) if isinstance(frame, pl.DataFrame)
+                else warehouse.Edition(frame.rating_list, day, list_name=stored_name, covers=covers, lines=frame)
                 for covers, day, frame in plan.ordinary]
     if plan.correcting is not None:
         covers, day, frame = plan.correcting
@@ -336,7 +377,7 @@ def apply_editions(
             reason=", ".join(rated.changed) if rated.changed else None,
         ))
     numbers = warehouse.publish_editions(db, federation, editions)
-    latest = editions[-1].rating_list if editions else previous
+    latest = editions[-1].rating_list if editions and editions[-1].rating_list is not None else previous
     correcting = numbers[-1] if plan.correcting is not None else None
     return EditionsDone(plan, numbers, correcting, previous, latest)
 

@@ -12,6 +12,21 @@ and the error classes of :mod:`warehouse.errors`.
 
 from warehouse import decisions  # noqa: F401 - registers the officer_decisions table (issue 14)
 from warehouse.db import get_engine, redact
+from warehouse.editions import (
+    CORRECTIONS_SCHEMA,
+    EDITIONS_SCHEMA,
+    Edition,
+    ListLines,
+    edition_contents,
+    edition_corrections,
+    edition_entries,
+    editions,
+    list_lines,
+    publish_edition,
+    publish_editions,
+    publish_list,
+    rating_list,
+)
 from warehouse.errors import (
     BatchError,
     MigrationError,
@@ -29,26 +44,16 @@ from warehouse.load import (
     seen_checksums,
 )
 from warehouse.query import (
-    CORRECTIONS_SCHEMA,
-    EDITIONS_SCHEMA,
     CompetitionDetail,
-    Edition,
     History,
     competition_report,
     count_explanations,
     current_ratings,
     derived_counts,
-    edition_corrections,
-    edition_entries,
-    editions,
     history,
     player_history,
-    publish_edition,
-    publish_editions,
-    publish_list,
     rating_basis,
     rating_changes,
-    rating_list,
 )
 
 __all__ = [
@@ -59,6 +64,7 @@ __all__ = [
     "CompetitionDetail",
     "Edition",
     "History",
+    "ListLines",
     "LoadBatch",
     "LoadResult",
     "MigrationError",
@@ -69,11 +75,13 @@ __all__ = [
     "count_explanations",
     "current_ratings",
     "derived_counts",
+    "edition_contents",
     "edition_corrections",
     "edition_entries",
     "editions",
     "get_engine",
     "history",
+    "list_lines",
     "load_batch",
     "load_seed",
     "player_history",

@@ -16,7 +16,8 @@ Conventions
   blocks of rows, so a rating run rewrites only from its first change on. They carry no foreign
   keys (a per-row check on millions of rows rewritten nightly, for a value the
   loader writes itself) and few indexes, for the same reason.
-- Published lists (``rating_lists`` + ``rating_list_entries``) are immutable:
+- Published lists (``rating_lists`` + ``rating_list_lines``, read in full through the view
+  ``rating_list_entries``) are immutable:
   triggers in the migration refuse UPDATE and DELETE.
 
 The Alembic migrations in ``warehouse/migrations`` create exactly these tables;
@@ -46,7 +47,7 @@ __all__ = [
     "Rating",
     "RatingChange",
     "RatingList",
-    "RatingListEntry",
+    "RatingListLine",
     "SeedEntry",
     "metadata",
 ]
@@ -396,16 +397,33 @@ class RatingList(SQLModel, table=True):
     covers: str | None = Field(default=None, sa_type=_TEXT)
     """The last point of the history the edition holds: ``end|start|competition_id`` of its
     last competition (per-competition publication) or the monthly list's date."""
+    lines: str | None = Field(default=None, sa_type=_TEXT)
+    """How ``rating_list_lines`` holds it: ``changes`` (since the previous edition of the
+    list) or ``full`` (null: full, editions published before revision 0006)."""
+    base_edition: int | None = None
+    """The edition its lines start from: its own (``full``), else the list's last ``full``
+    edition before it, or 0 when every edition of the list since the first stored changes."""
 
 
-class RatingListEntry(SQLModel, table=True):
-    """One line of a published list, in the published order (``position``)."""
+class RatingListLine(SQLModel, table=True):
+    """The lines an edition stored (immutable): its changes since the previous edition of
+    its list, or every line (``RatingList.lines``).
 
-    __tablename__ = "rating_list_entries"
-    __table_args__ = (sa.Index("ix_rating_list_entries_player", "federation", "player_id"),)
+    A ``changes`` edition stores the players whose line (name, rating, games, status,
+    category) differs from the previous edition of the list, the players new to the list,
+    and a ``removed`` line for each player who left it; its ranks and order follow from
+    the figures (ranks to active players, ties shared; then rating, then player id), as
+    every federation's list orders them. A ``full`` edition stores every line with its
+    rank and ``position``, as published. The view ``rating_list_entries`` gives every
+    edition's lines in full (issue 11: an edition per competition of a 1M-game archive
+    is 10^8 full lines, and 0.5 % of them differ from the edition before).
+    """
+
+    __tablename__ = "rating_list_lines"
+    __table_args__ = (sa.Index("ix_rating_list_lines_player", "federation", "player_id"),)
 
     list_id: int = Field(primary_key=True, foreign_key="rating_lists.id", sa_type=sa.BigInteger())
-    position: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
     federation: str = Field(sa_type=_TEXT)
     player_id: str | None = Field(default=None, sa_type=_TEXT)
     name: str | None = Field(default=None, sa_type=_TEXT)
@@ -413,7 +431,9 @@ class RatingListEntry(SQLModel, table=True):
     games: int | None = Field(default=None, sa_type=sa.BigInteger())
     status: str | None = Field(default=None, sa_type=_TEXT)  #: active | provisional | inactive | unrated
     category: str | None = Field(default=None, sa_type=_TEXT)
-    rank: int | None = Field(default=None, sa_type=sa.BigInteger())
+    rank: int | None = Field(default=None, sa_type=sa.BigInteger())  #: as published (``full`` editions)
+    position: int | None = None  #: as published (``full`` editions)
+    removed: bool = False  #: the player left the list in this edition (``changes`` editions)
 
 
 class EditionCorrection(SQLModel, table=True):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,21 +16,16 @@ from formats.schema import (
     GAMES_SCHEMA,
     PLAYERS_SCHEMA,
     RATING_CHANGES_SCHEMA,
-    RATING_LIST_SCHEMA,
     RATINGS_SCHEMA,
     concat,
-    conform,
     empty,
 )
-from warehouse.bulk import frame_sha256, insert_frame, next_id, read_frame
-from warehouse.db import write_transaction
+from warehouse.bulk import read_frame
 from warehouse.errors import UnknownCompetitionError
-from warehouse.load import _own, register_federation
 from warehouse.models import (
     Bye,
     Competition,
     DerivedState,
-    EditionCorrection,
     Explanation,
     Finding,
     Game,
@@ -40,29 +33,18 @@ from warehouse.models import (
     Player,
     Rating,
     RatingChange,
-    RatingList,
-    RatingListEntry,
     SeedEntry,
 )
 
 __all__ = [
-    "CORRECTIONS_SCHEMA",
-    "EDITIONS_SCHEMA",
     "CompetitionDetail",
-    "Edition",
     "History",
     "ReportRecords",
     "competition_report",
     "competition_reports",
     "current_ratings",
-    "edition_corrections",
-    "editions",
     "history",
     "player_history",
-    "publish_edition",
-    "publish_editions",
-    "publish_list",
-    "rating_list",
 ]
 
 _C = Competition.__table__.c  # type: ignore[attr-defined]
@@ -74,31 +56,6 @@ _P = Player.__table__.c  # type: ignore[attr-defined]
 _R = Rating.__table__.c  # type: ignore[attr-defined]
 _RC = RatingChange.__table__.c  # type: ignore[attr-defined]
 _S = SeedEntry.__table__.c  # type: ignore[attr-defined]
-_RL = RatingList.__table__  # type: ignore[attr-defined]
-_RLE = RatingListEntry.__table__  # type: ignore[attr-defined]
-_EC = EditionCorrection.__table__  # type: ignore[attr-defined]
-
-#: :func:`editions`: one row per published edition.
-EDITIONS_SCHEMA: dict[str, pl.DataType] = {
-    "list_id": pl.Int64(),
-    "federation": pl.Utf8(),
-    "list_name": pl.Utf8(),
-    "edition": pl.Int64(),
-    "as_of": pl.Date(),
-    "kind": pl.Utf8(),
-    "covers": pl.Utf8(),
-    "n_players": pl.Int64(),
-}
-
-#: A correcting edition's diff: one row per player and published edition it touched.
-CORRECTIONS_SCHEMA: dict[str, pl.DataType] = {
-    "edition": pl.Int64(),
-    "edition_as_of": pl.Date(),
-    "player_id": pl.Utf8(),
-    "name": pl.Utf8(),
-    "published": pl.Float64(),
-    "now": pl.Float64(),
-}
 
 _WITH_STATUS = {**COMPETITIONS_SCHEMA, "status": pl.Utf8()}
 _GAMES_RATED = {**GAMES_SCHEMA, "rated": pl.Boolean()}
@@ -202,301 +159,6 @@ def history(engine: Engine, federation: str) -> History:
         )
     return History(seed=seed, competitions=competitions, games=games, players=players,
                    seed_edition=None if seed_edition is None else int(seed_edition))
-
-
-def _next_edition(conn: Any, federation: str) -> int:
-    """The next edition number: after the latest published, else after the seeded list's edition."""
-    latest = conn.execute(sa.select(sa.func.max(_RL.c.edition)).where(_RL.c.federation == federation)).scalar()
-    if latest is not None:
-        return int(latest) + 1
-    seed_ledger = conn.execute(
-        sa.select(sa.func.max(_L.id)).where(_L.federation == federation, _L.kind == "seed")
-    ).scalar()
-    seeded = conn.execute(
-        sa.select(sa.func.max(_S.edition)).where(_S.ledger_id == seed_ledger)
-    ).scalar() if seed_ledger is not None else None
-    return 1 if seeded is None else int(seeded) + 1
-
-
-def publish_edition(
-    engine: Engine,
-    federation: str,
-    rating_list: pl.DataFrame,
-    *,
-    as_of: dt.date,
-    list_name: str | None = None,
-    kind: str = "ordinary",
-    covers: str | None = None,
-    corrections: pl.DataFrame | None = None,
-    reason: str | None = None,
-) -> int:
-    """Store ``rating_list`` as the federation's next edition (always); return its number.
-
-    Parameters
-    ----------
-    engine
-        From :func:`warehouse.get_engine`.
-    federation
-        Federation id.
-    rating_list
-        RATING_LIST_SCHEMA, in the published order (kept as ``position``).
-    as_of
-        The date the edition is in force from.
-    list_name
-        Which of the federation's lists (None: its first).
-    kind
-        ``ordinary`` or ``correcting``.
-    covers
-        The last point of the history the edition holds (see ``RatingList.covers``).
-    corrections
-        CORRECTIONS_SCHEMA: for a correcting edition, every figure of a published
-        edition it changes (stored in ``edition_corrections``).
-    reason
-        Why (the competitions that caused a correction), kept with each correction.
-
-    Examples
-    --------
-    >>> from warehouse.db import get_engine
-    >>> engine = get_engine("sqlite://")
-    >>> lst = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1510.0], "rank": [1]})
-    >>> publish_edition(engine, "ajusc", lst, as_of=dt.date(2025, 9, 1), covers="2025-09-01|2025-09-01|C1")
-    1
-    >>> editions(engine, "ajusc").select("edition", "as_of", "kind", "covers").row(0)
-    (1, datetime.date(2025, 9, 1), 'ordinary', '2025-09-01|2025-09-01|C1')
-    """
-    edition = Edition(rating_list, as_of, list_name=list_name, kind=kind, covers=covers,
-                      corrections=corrections, reason=reason)
-    return publish_editions(engine, federation, [edition])[0]
-
-
-@dataclass(frozen=True)
-class Edition:
-    """One edition to publish (see :func:`publish_edition` for each field)."""
-
-    rating_list: pl.DataFrame
-    as_of: dt.date
-    list_name: str | None = None
-    kind: str = "ordinary"
-    covers: str | None = None
-    corrections: pl.DataFrame | None = None
-    reason: str | None = None
-
-
-def publish_editions(engine: Engine, federation: str, editions: Sequence[Edition]) -> list[int]:
-    """Store ``editions`` as the federation's next editions, in order, in ONE transaction.
-
-    A night that rates a migrated archive publishes an edition per competition: hundreds
-    or thousands. One commit for all of them instead of one each (SQLite syncs the disk
-    at every commit: 80 ms each for 770 editions of a 100k-game history), and one bulk
-    insert of all their lines. All are published or none.
-
-    Examples
-    --------
-    >>> from warehouse.db import get_engine
-    >>> engine = get_engine("sqlite://")
-    >>> lst = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1510.0], "rank": [1]})
-    >>> publish_editions(engine, "ajusc", [Edition(lst, dt.date(2025, 9, 1)), Edition(lst, dt.date(2025, 9, 8))])
-    [1, 2]
-    """
-    if not editions:
-        return []
-    owned = [_own(e.rating_list, RATING_LIST_SCHEMA, federation, "rating list") for e in editions]
-    numbers: list[int] = []
-    with write_transaction(engine) as conn:
-        register_federation(conn, federation)
-        first_edition = _next_edition(conn, federation)
-        first_id = next_id(conn, _RL)
-        first_fix = next_id(conn, _EC)
-        now = dt.datetime.now(dt.UTC)
-        heads: list[dict[str, Any]] = []
-        lines: list[pl.DataFrame] = []
-        fixes: list[pl.DataFrame] = []
-        for i, (e, rows) in enumerate(zip(editions, owned, strict=True)):
-            edition, list_id = first_edition + i, first_id + i
-            heads.append({
-                "id": list_id, "federation": federation, "edition": edition, "as_of": e.as_of,
-                "published_at": now, "n_players": rows.height, "content_sha256": frame_sha256(rows),
-                "list_name": e.list_name, "kind": e.kind, "covers": e.covers,
-            })
-            lines.append(rows.with_columns(
-                pl.lit(list_id, pl.Int64).alias("list_id"),
-                pl.int_range(1, rows.height + 1, dtype=pl.Int64).alias("position"),
-            ))
-            if e.corrections is not None and e.corrections.height:
-                diff = conform(e.corrections, CORRECTIONS_SCHEMA)
-                fixes.append(diff.with_columns(
-                    pl.lit(list_id, pl.Int64).alias("list_id"),
-                    pl.lit(federation).alias("federation"),
-                    pl.lit(e.list_name, pl.Utf8).alias("list_name"),
-                    pl.lit(edition, pl.Int64).alias("correcting_edition"),
-                    pl.lit(e.reason, pl.Utf8).alias("reason"),
-                ))
-            numbers.append(edition)
-        conn.execute(sa.insert(_RL), heads)
-        insert_frame(conn, _RLE, pl.concat(lines, how="vertical_relaxed"))
-        if fixes:
-            diff = pl.concat(fixes, how="vertical_relaxed")
-            insert_frame(conn, _EC, diff.with_columns(
-                pl.int_range(first_fix, first_fix + diff.height, dtype=pl.Int64).alias("id")))
-    return numbers
-
-
-def publish_list(engine: Engine, federation: str, rating_list: pl.DataFrame, *, as_of: dt.date) -> int | None:
-    """Store ``rating_list`` as the federation's next edition, unless it equals the latest.
-
-    Parameters
-    ----------
-    engine
-        From :func:`warehouse.get_engine`.
-    federation
-        Federation id.
-    rating_list
-        RATING_LIST_SCHEMA, in the published order (kept as ``position``).
-    as_of
-        The date the list is in force from.
-
-    Returns
-    -------
-    int or None
-        The new edition number (after the seeded list's edition, else 1, 2, ...), or
-        None when the rows are identical to the latest edition's (nothing is stored).
-
-    Examples
-    --------
-    >>> from warehouse.db import get_engine
-    >>> engine = get_engine("sqlite://")
-    >>> lst = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1510.0], "rank": [1]})
-    >>> publish_list(engine, "ajusc", lst, as_of=dt.date(2025, 9, 1))
-    1
-    >>> publish_list(engine, "ajusc", lst, as_of=dt.date(2025, 10, 1)) is None
-    True
-    """
-    rows = _own(rating_list, RATING_LIST_SCHEMA, federation, "rating list")
-    with engine.connect() as conn:
-        latest = conn.execute(
-            sa.select(_RL.c.content_sha256)
-            .where(_RL.c.federation == federation)
-            .order_by(_RL.c.edition.desc())
-            .limit(1)
-        ).first()
-    if latest is not None and latest.content_sha256 == frame_sha256(rows):
-        return None
-    return publish_edition(engine, federation, rows, as_of=as_of)
-
-
-def _list_filter(federation: str, list_name: str | None, first_list: str | None, all_lists: bool = False) -> Any:
-    """Rows of one of the federation's lists.
-
-    The first list (and the only one of most federations) is stored with a null
-    ``list_name``, so a query that names no list answers the federation's main list;
-    ``all_lists`` takes every list.
-    """
-    where = _RL.c.federation == federation
-    if all_lists:
-        return where
-    if list_name is None or list_name == first_list:
-        own = _RL.c.list_name.is_(None)
-        return where & ((own | (_RL.c.list_name == list_name)) if list_name is not None else own)
-    return where & (_RL.c.list_name == list_name)
-
-
-def editions(
-    engine: Engine, federation: str, *, list_name: str | None = None, first_list: str | None = None,
-    all_lists: bool = False,
-) -> pl.DataFrame:
-    """Published editions of the federation's list (EDITIONS_SCHEMA), by edition number.
-
-    ``list_name`` one of its lists (``first_list``: its first, stored with a null
-    ``list_name``; None: the first list); ``all_lists`` every list's editions, with the
-    first list's name filled in from ``first_list``.
-    """
-    cols = [_RL.c.id.label("list_id"), *(_RL.c[k] for k in list(EDITIONS_SCHEMA)[1:])]
-    where = _list_filter(federation, list_name, first_list, all_lists)
-    with engine.connect() as conn:
-        frame = read_frame(conn, sa.select(*cols).where(where).order_by(_RL.c.edition), EDITIONS_SCHEMA)
-    return frame.with_columns(
-        pl.col("kind").fill_null("ordinary"), pl.col("list_name").fill_null(pl.lit(first_list, pl.Utf8))
-    )
-
-
-def edition_entries(engine: Engine, list_id: int) -> pl.DataFrame:
-    """The rows of one published edition (RATING_LIST_SCHEMA), in the published order."""
-    with engine.connect() as conn:
-        return read_frame(
-            conn,
-            sa.select(*_cols(_RLE.c, RATING_LIST_SCHEMA)).where(_RLE.c.list_id == list_id).order_by(_RLE.c.position),
-            RATING_LIST_SCHEMA,
-        )
-
-
-def edition_corrections(
-    engine: Engine, federation: str, *, correcting_edition: int | None = None
-) -> pl.DataFrame:
-    """The diffs correcting editions published: CORRECTIONS_SCHEMA + correcting_edition, reason.
-
-    Examples
-    --------
-    >>> from warehouse.db import get_engine
-    >>> edition_corrections(get_engine("sqlite://"), "ajusc").columns[:3]
-    ['correcting_edition', 'edition', 'edition_as_of']
-    """
-    schema = {"correcting_edition": pl.Int64(), **CORRECTIONS_SCHEMA, "list_name": pl.Utf8(), "reason": pl.Utf8()}
-    query = sa.select(*(_EC.c[k] for k in schema)).where(_EC.c.federation == federation)
-    if correcting_edition is not None:
-        query = query.where(_EC.c.correcting_edition == correcting_edition)
-    with engine.connect() as conn:
-        return read_frame(conn, query.order_by(_EC.c.id), schema)
-
-
-def rating_list(
-    engine: Engine,
-    federation: str,
-    *,
-    as_of: dt.date | None = None,
-    edition: int | None = None,
-    list_name: str | None = None,
-    first_list: str | None = None,
-) -> pl.DataFrame:
-    """The list in force on ``as_of``: the latest edition dated on or before it.
-
-    ``as_of=None`` gives the latest edition; ``edition`` that edition. ``list_name`` one of
-    the federation's lists (None: its first, stored with a null ``list_name``). Empty
-    (RATING_LIST_SCHEMA) when no edition was in force yet.
-
-    Examples
-    --------
-    >>> from warehouse.db import get_engine
-    >>> engine = get_engine("sqlite://")
-    >>> lst = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1510.0], "rank": [1]})
-    >>> publish_list(engine, "ajusc", lst, as_of=dt.date(2025, 9, 1))
-    1
-    >>> rating_list(engine, "ajusc", as_of=dt.date(2025, 9, 30))
-    shape: (1, 8)
-    ┌────────────┬───────────┬──────┬────────┬───────┬────────┬──────────┬──────┐
-    │ federation ┆ player_id ┆ name ┆ rating ┆ games ┆ status ┆ category ┆ rank │
-    │ ---        ┆ ---       ┆ ---  ┆ ---    ┆ ---   ┆ ---    ┆ ---      ┆ ---  │
-    │ str        ┆ str       ┆ str  ┆ f64    ┆ i64   ┆ str    ┆ str      ┆ i64  │
-    ╞════════════╪═══════════╪══════╪════════╪═══════╪════════╪══════════╪══════╡
-    │ ajusc      ┆ 7         ┆ Anna ┆ 1510.0 ┆ null  ┆ null   ┆ null     ┆ 1    │
-    └────────────┴───────────┴──────┴────────┴───────┴────────┴──────────┴──────┘
-    >>> rating_list(engine, "ajusc", as_of=dt.date(2025, 8, 31)).height
-    0
-    """
-    query = sa.select(_RL.c.id).where(_list_filter(federation, list_name, first_list))
-    if edition is not None:
-        query = query.where(_RL.c.edition == edition)
-    if as_of is not None:
-        query = query.where(_RL.c.as_of <= as_of)
-    query = query.order_by(_RL.c.as_of.desc(), _RL.c.edition.desc()).limit(1)
-    with engine.connect() as conn:
-        list_id = conn.execute(query).scalar()
-        if list_id is None:
-            return empty(RATING_LIST_SCHEMA)
-        return read_frame(
-            conn,
-            sa.select(*_cols(_RLE.c, RATING_LIST_SCHEMA)).where(_RLE.c.list_id == list_id).order_by(_RLE.c.position),
-            RATING_LIST_SCHEMA,
-        )
 
 
 def current_ratings(engine: Engine, federation: str) -> pl.DataFrame:

@@ -121,7 +121,8 @@ def warehouse_tables() -> list[sa.Table]:
 
 
 def table_rows(engine: Engine, *, include_volatile: bool = False) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every warehouse table, sorted, as Python values.
+    """Every row of every warehouse table (and of the view ``rating_list_entries``), sorted,
+    as Python values.
 
     For comparing two warehouses row for row (SQLite against PostgreSQL, a
     rerun against a clean load). Load timestamps are left out unless
@@ -134,4 +135,8 @@ def table_rows(engine: Engine, *, include_volatile: bool = False) -> dict[str, l
             pk = list(table.primary_key.columns)
             rows = conn.execute(sa.select(*cols).order_by(*pk)).all()
             out[table.name] = [tuple(r) for r in rows]
+        # The view of every edition's lines in full (its ranks and order derived in SQL).
+        view = sa.text("SELECT list_id, position, federation, player_id, name, rating, games, status, category, "
+                       "rank FROM rating_list_entries ORDER BY list_id, position")
+        out["rating_list_entries"] = [tuple(r) for r in conn.execute(view).all()]
     return out

@@ -253,7 +253,7 @@ def test_a_new_edition_rewrites_only_the_pages_it_changes(small_season: SmallSea
         # The copy only: a published edition is immutable (triggers), this one was never published.
         for (trigger,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
             conn.execute(f'DROP TRIGGER "{trigger}"')
-        conn.execute("DELETE FROM rating_list_entries WHERE list_id = ?", (last["list_id"],))
+        conn.execute("DELETE FROM rating_list_lines WHERE list_id = ?", (last["list_id"],))
         conn.execute("DELETE FROM rating_lists WHERE id = ?", (last["list_id"],))
     site = tmp_path / "site"
     website.build_site(warehouse.get_engine(f"sqlite:///{before_db}"), site, generated=date(2026, 1, 1))
