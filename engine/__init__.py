@@ -26,10 +26,13 @@ import polars as pl
 
 from engine import barruf, egf_gor, fide_elo, rulesets
 from engine._editions import (
+    LINE_FIGURES,
     PUBLICATIONS,
     RESTARTABLE_SYSTEMS,
     advance_state,
     competition_points,
+    list_changes,
+    list_epoch,
     monthly_points,
     point_date,
     publication_of,
@@ -56,6 +59,7 @@ from engine.rulesets import REGISTRY, RuleSet, rule_set_for, system_for
 
 __all__ = [
     "EXPLANATIONS_SCHEMA",
+    "LINE_FIGURES",
     "PUBLICATIONS",
     "RATINGS_SCHEMA",
     "RATING_CHANGES_SCHEMA",
@@ -75,6 +79,8 @@ __all__ = [
     "competition_points",
     "egf_gor",
     "fide_elo",
+    "list_changes",
+    "list_epoch",
     "monthly_points",
     "own_declared_ratings",
     "point_date",

@@ -211,3 +211,142 @@ def states_at(
         state = advance_state(federation, state, ordered.slice(done, upto - done), config=config)
         done = max(done, upto)
         yield point, state
+
+
+#: The figures of a list line an edition's changes compare (rank and order follow from them).
+LINE_FIGURES: tuple[str, ...] = ("player_id", "name", "rating", "games", "status", "category")
+
+
+def list_epoch(federation: str, as_of: date, config: Mapping[str, Any] | None = None) -> object:
+    """What the federation's list reads of its date: two dates of one epoch give a player who
+    did not play between them the same line (AJUSC: the season; EGF: nothing; FIDE: the day).
+
+    Examples
+    --------
+    >>> list_epoch("ajusc", date(2025, 10, 4)) == list_epoch("ajusc", date(2026, 5, 1))
+    True
+    """
+    from engine import SYSTEM_MODULES
+
+    epoch: object = SYSTEM_MODULES[system_for(federation, config)].list_epoch(as_of, config)
+    return epoch
+
+
+#: What a list reads of a player's rating state.
+_STATE: tuple[str, ...] = ("federation", "player_id", "name", "rating", "games", "status", "last_played")
+
+
+def _rated_lines(
+    federation: str, rows: pl.DataFrame, config: Mapping[str, Any] | None
+) -> pl.DataFrame:
+    """The list figures of ``rows`` (a state row per point and player, ``point`` column), each
+    at its point's date: one ``rating_list`` call per epoch, the rows told apart by index."""
+    from engine import SYSTEM_MODULES
+
+    module = SYSTEM_MODULES[system_for(federation, config)]
+    indexed = rows.with_row_index("_row")
+    parts = []
+    for (epoch_day,), group in indexed.group_by("_epoch_day", maintain_order=True):
+        listed = module.rating_list(
+            group.with_columns(pl.col("_row").cast(pl.Utf8).alias("player_id")),
+            as_of=epoch_day, federation=federation, config=config,
+        )
+        parts.append(listed.select(pl.col("player_id").cast(pl.UInt32).alias("_row"),
+                                   *[c for c in LINE_FIGURES if c != "player_id"]))
+    figures = pl.concat(parts) if parts else pl.DataFrame()
+    return indexed.select("_row", "point", "player_id").join(figures, on="_row", how="left").drop("_row")
+
+
+def list_changes(
+    federation: str,
+    first: pl.DataFrame,
+    first_list: pl.DataFrame,
+    changes: pl.DataFrame,
+    points: list[str],
+    *,
+    names: pl.DataFrame | None = None,
+    config: Mapping[str, Any] | None = None,
+) -> tuple[pl.DataFrame, dict[str, int]]:
+    """The lines that change on the list at each point after the first, in one pass.
+
+    ``first`` is the state at ``points[0]`` (what :func:`states_at` yields, names filled) and
+    ``first_list`` its list; ``changes`` the rows :func:`states_at` reads (with ``point``, in
+    rating order). A point's line changes for the players who played there and, when the
+    list's epoch (:func:`list_epoch`) moves, for anyone whose status moves with it: the list
+    is computed in full only at those points. Returns ``point`` + :data:`LINE_FIGURES` for
+    each line that differs from the player's line at the point before, and each point's
+    number of players. Publishing an edition per competition of a 12,000-competition
+    archive is then one pass over its changes, not 12,000 lists (issue 11);
+    ``tests/engine/test_list_changes.py`` checks it against the lists one by one.
+    """
+    if len(points) < 2:
+        return pl.DataFrame(schema={"point": pl.Utf8(), **first_list.select(LINE_FIGURES).schema}), {}
+    later = points[1:]
+    rows = changes.filter(pl.col("point").is_in(later)).sort("point", maintain_order=True)
+    agg = rows.group_by(pl.col("point"), pl.col("player_id").cast(pl.Utf8), maintain_order=True).agg(
+        pl.col("rating_after").cast(pl.Float64).drop_nulls().last().alias("_rating"),
+        pl.col("games").cast(pl.Int64).fill_null(0).sum().alias("_games"),
+        pl.col("end_date").cast(pl.Date).max().alias("_end"),
+    ).sort("player_id", "point", maintain_order=True)
+    start = conform(first, RATINGS_SCHEMA)
+    base = start.select("player_id", pl.col("name").alias("_name0"), pl.col("rating").alias("_rating0"),
+                        pl.col("games").alias("_games0"), pl.col("last_played").alias("_played0"), "status")
+    by_player = pl.col("player_id")
+    state = agg.join(base, on="player_id", how="left", maintain_order="left").with_columns(
+        pl.coalesce(pl.col("_rating").forward_fill().over(by_player), pl.col("_rating0")).alias("rating"),
+        (pl.col("_games0").fill_null(0) + pl.col("_games").cum_sum().over(by_player)).alias("games"),
+    )
+    if system_for(federation, config) == "barruf":
+        season_start = barruf.BarrufParameters.from_config(config).season_start
+        year = pl.col("_end").map_elements(lambda d: barruf.season_start_year(d, season_start), return_dtype=pl.Int64)
+        state = state.with_columns(year.alias("_year"))
+        old = pl.col("_played0").str.extract(r"^(\d{4})", 1).cast(pl.Int64, strict=False)
+        year_now = pl.max_horizontal(pl.col("_year").cum_max().over(by_player), old)
+        state = state.with_columns(
+            pl.format("{}-{}", year_now, ((year_now + 1) % 100).cast(pl.Utf8).str.zfill(2)).alias("last_played"))
+    else:
+        state = state.with_columns(pl.col("_end").dt.strftime("%Y-%m-%d").alias("last_played"))
+    if names is not None and names.height:
+        state = state.join(names.select("player_id", pl.col("name").alias("_known")), on="player_id", how="left",
+                           maintain_order="left")
+    else:
+        state = state.with_columns(pl.lit(None, pl.Utf8).alias("_known"))
+    state = state.with_columns(pl.coalesce("_name0", "_known").alias("name"), pl.lit(federation).alias("federation"))
+    # Each point's epoch, and one date standing for it (any date of an epoch gives the same lines).
+    days = {p: point_date(p) for p in points}
+    epochs = {p: list_epoch(federation, days[p], config) for p in points}
+    stand_in: dict[object, date] = {}
+    for p in points:
+        stand_in.setdefault(epochs[p], days[p])
+    epoch_day = pl.col("point").replace_strict({p: stand_in[epochs[p]] for p in later}, return_dtype=pl.Date)
+    played = state.select("point", *_STATE).with_columns(epoch_day.alias("_epoch_day"))
+    candidates = [_rated_lines(federation, played, config)]
+    # Where the epoch moves, every player's line at that point (the list in full).
+    for i, p in enumerate(later):
+        if epochs[p] != epochs[points[i]]:
+            upto = state.filter(pl.col("point") <= p).unique("player_id", keep="last", maintain_order=True)
+            whole = start.join(upto.select("player_id"), on="player_id", how="anti").with_columns(
+                pl.col("games").fill_null(0))
+            full = pl.concat([whole.select(_STATE), upto.select(_STATE)], how="vertical_relaxed")
+            candidates.append(_rated_lines(
+                federation, full.with_columns(pl.lit(p).alias("point"), pl.lit(stand_in[epochs[p]]).alias("_epoch_day")),
+                config))
+    # A stored null ``games`` reads 0 from the first change on (as advance_state writes it).
+    unknown = first_list.filter(pl.col("games").is_null()).with_columns(pl.lit(0, pl.Int64).alias("games"))
+    candidates.append(unknown.select(pl.lit(later[0]).alias("point"), *LINE_FIGURES))
+    found = pl.concat([c.select("point", *LINE_FIGURES) for c in candidates], how="vertical_relaxed")
+    found = found.unique(["point", "player_id"], keep="first", maintain_order=True)
+    before = first_list.select(pl.lit(points[0]).alias("point"), *LINE_FIGURES)
+    seq = pl.concat([before, found], how="vertical_relaxed").sort("player_id", "point", maintain_order=True)
+    differs = pl.any_horizontal(
+        [pl.col(c).ne_missing(pl.col(c).shift(1).over(by_player)) for c in LINE_FIGURES if c != "player_id"]
+    ) | pl.col("point").shift(1).over(by_player).is_null()
+    lines = seq.filter(differs & (pl.col("point") != points[0])).sort("point", "player_id")
+    newcomers = agg.join(base, on="player_id", how="anti").group_by("player_id").agg(pl.col("point").min())
+    joined = newcomers.group_by("point").len()
+    count = dict(joined.iter_rows())
+    sizes, listed = {}, start.height
+    for p in later:
+        listed += int(count.get(p, 0))
+        sizes[p] = listed
+    return lines, sizes

@@ -672,6 +672,21 @@ def rating_list(
     return conform(frame, RATING_LIST_SCHEMA)
 
 
+def list_epoch(as_of: date, config: Mapping[str, Any] | None = None) -> object:
+    """What :func:`rating_list` reads of ``as_of``: the season (its inactivity window follows).
+
+    Two dates of one epoch give every player who did not play between them the same
+    status, so an edition's changes are the players who played (``engine.list_changes``).
+
+    Examples
+    --------
+    >>> list_epoch(date(2025, 9, 1)) == list_epoch(date(2026, 8, 31)) != list_epoch(date(2026, 9, 1))
+    True
+    """
+    params = BarrufParameters.from_config(config)
+    return season_start_year(as_of, params.season_start), inactivity_window(as_of, params)
+
+
 def describe_bands(params: BarrufParameters) -> Sequence[str]:
     """Human-readable K table (for reports).
 

@@ -492,6 +492,17 @@ def _ratings_frame(
     return conform(frame, RATINGS_SCHEMA)
 
 
+def list_epoch(as_of: date, config: Mapping[str, Any] | None = None) -> object:
+    """What :func:`rating_list` reads of ``as_of``: nothing (the EGD has no inactivity rule).
+
+    Examples
+    --------
+    >>> list_epoch(date(2020, 1, 1)) == list_epoch(date(2026, 1, 1))
+    True
+    """
+    return None
+
+
 def rating_list(
     ratings: pl.DataFrame, *, as_of: date, federation: str = "egf", config: Mapping[str, Any] | None = None
 ) -> pl.DataFrame:

@@ -392,6 +392,17 @@ def _status(rating: pl.Expr, last_played: pl.Expr, as_of: date | None) -> pl.Exp
     )
 
 
+def list_epoch(as_of: date, config: Mapping[str, Any] | None = None) -> object:
+    """What :func:`rating_list` reads of ``as_of``: the day itself (inactive after a year without a game).
+
+    Examples
+    --------
+    >>> list_epoch(date(2025, 11, 1)) == list_epoch(date(2025, 12, 1))
+    False
+    """
+    return as_of
+
+
 def rating_list(
     ratings: pl.DataFrame, *, as_of: date, federation: str = "fide", config: Mapping[str, Any] | None = None
 ) -> pl.DataFrame:

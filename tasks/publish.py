@@ -28,6 +28,7 @@ from sqlalchemy import Engine
 import engine
 import validations
 import warehouse
+from formats.schema import conform
 from tasks.ingest import FederationBatch
 from tasks.rate import Rated, adjusted_at
 from tasks.runtime import create_markdown_artifact, create_table_artifact, get_run_logger, task
@@ -112,6 +113,62 @@ class _Replay:
         return warehouse.edition_entries(self.db, int(row["list_id"]))
 
 
+def _named(state: pl.DataFrame, point: str, rated: Rated, changes: pl.DataFrame, names: pl.DataFrame) -> pl.DataFrame:
+    """The state at ``point`` as its list shows it: adjustments in force, names filled in."""
+    state = adjusted_at(state, point, rated, changes)  # FIDE rapid/blitz: 1 October 2022
+    return state.join(names, on="player_id", how="left").with_columns(
+        pl.coalesce("name", "_name").alias("name")
+    ).drop("_name")
+
+
+def _new_lists(
+    federation: str, rated: Rated, config: dict[str, object], changes: pl.DataFrame, names: pl.DataFrame,
+    points: list[str], first_state: pl.DataFrame, full_lists: dict[str, pl.DataFrame],
+) -> dict[str, pl.DataFrame | warehouse.ListLines]:
+    """The lists of the new points: the first in full (the warehouse compares it with the last
+    edition), each later one as the lines that changed since the point before, the last with
+    its full list too. A night that rates an archive publishes thousands of editions: their
+    changes fit in memory, their full lists do not, and one pass over the history's changes
+    (``engine.list_changes``) finds them, instead of a list per point.
+
+    The pass is checked: the first list with every change laid over it must be the last
+    list. Should it not be (or the federation adjusts ratings no change row carries), the
+    lists are made one by one, as before.
+    """
+    first, last = full_lists[points[0]], full_lists[points[-1]]
+    out: dict[str, pl.DataFrame | warehouse.ListLines] = {points[0]: first}
+    if len(points) == 1:
+        return out
+    if engine.publication_of(federation, config) == "per-competition" and not rated.adjustments:
+        lines, sizes = engine.list_changes(
+            federation, first_state, first, changes, points,
+            names=names.rename({"_name": "name"}), config=config,
+        )
+        figures = list(engine.LINE_FIGURES)
+        replayed = pl.concat([first.select(figures), lines.select(figures)]).unique(
+            "player_id", keep="last").sort("player_id")
+        if replayed.equals(last.select(figures).sort("player_id")):
+            parts = lines.partition_by("point", as_dict=True, include_key=False)
+            for p in points[1:]:
+                own = parts.get((p,), lines.clear().drop("point"))
+                stored = warehouse.ListLines(
+                    conform(own.with_columns(pl.lit(False).alias("removed")), warehouse.LINES_SCHEMA),
+                    False, sizes[p], last if p == points[-1] else None)
+                out[p] = stored
+            return out
+        get_run_logger().warning("%s: the one-pass edition changes disagree with the last list; "
+                                 "making the lists one by one", federation)
+    before = first
+    for point, state in engine.states_at(federation, first_state, changes.filter(pl.col("point") > points[0]),
+                                         points[1:], config=config):
+        full = engine.rating_list(federation, _named(state, point, rated, changes, names),
+                                  as_of=engine.point_date(point), config=config)
+        stored = warehouse.list_lines(before, full)
+        out[point] = stored if point != points[-1] else replace(stored, rating_list=full)
+        before = full
+    return out
+
+
 def plan_editions(
     db: Engine, federation: str, rated: Rated, config: dict[str, object], as_of: date,
     *, list_name: str | None = None, first_list: str | None = None,
@@ -146,30 +203,27 @@ def plan_editions(
     else:
         new_points = all_points
     check = covered if rated.cut is None else covered.filter(pl.col("covers") >= rated.cut)
-    # The last point too: a correcting edition holds the state after everything.
-    wanted = sorted(set(new_points) | set(check.get_column("covers").to_list()) | set(all_points[-1:]))
     names = rated.players.select("player_id", pl.col("name").alias("_name")).filter(pl.col("_name").is_not_null())
     corrections_all = warehouse.edition_corrections(db, federation).filter(
         pl.col("edition").is_in(published.get_column("edition").to_list())
     )
-    # The new points' lists as the lines that changed since the point before (a night that
-    # rates an archive publishes thousands of editions: their changes fit in memory, their
-    # full lists do not); the first in full (the warehouse compares it with the last
-    # edition), the last with its full list too.
-    lists: dict[str, pl.DataFrame | warehouse.ListLines] = {}
-    before: pl.DataFrame | None = None
+    # The first and last new points' lists in full (the ones between: their changes, below), the
+    # points of the published editions a change can reach, and the last point: a correcting
+    # edition holds the state after everything.
+    ends = set(new_points[:1] + new_points[-1:])
+    wanted = sorted(ends | set(check.get_column("covers").to_list()) | set(all_points[-1:]))
+    full_lists: dict[str, pl.DataFrame] = {}
+    first_state: pl.DataFrame | None = None
     final_state: pl.DataFrame | None = None   # the state at the last point (not every point's: memory)
     diffs: list[pl.DataFrame] = []
     checked = check.sort("covers", "edition")
     # Published editions in full, replayed in edition order (each line read once).
     replay = _Replay(db, warehouse.edition_contents(db, federation, checked.get_column("edition").to_list(),
                                                     list_name=list_name, first_list=first_list))
-    by_point = {p: checked.filter(pl.col("covers") == p) for p in checked.get_column("covers").unique().to_list()}
+    by_point = {key[0]: part for key, part in checked.partition_by("covers", as_dict=True).items()} \
+        if checked.height else {}
     for point, state in engine.states_at(federation, rated.start_state, changes, wanted, config=config):
-        state = adjusted_at(state, point, rated, changes)  # FIDE rapid/blitz: 1 October 2022
-        named = state.join(names, on="player_id", how="left").with_columns(
-            pl.coalesce("name", "_name").alias("name")
-        ).drop("_name")
+        named = _named(state, point, rated, changes, names)
         if all_points and point == all_points[-1]:
             final_state = named
         for row in by_point.get(point, pl.DataFrame()).iter_rows(named=True):
@@ -179,14 +233,14 @@ def plan_editions(
             diff = _diff(int(row["edition"]), row["as_of"], _effective(entries, fixed), now)
             if diff.height:
                 diffs.append(diff)
-        if point in new_points:
-            full = engine.rating_list(federation, named, as_of=engine.point_date(point), config=config)
-            if before is None:
-                lists[point] = full
-            else:
-                stored = warehouse.list_lines(before, full)
-                lists[point] = stored if point != new_points[-1] else replace(stored, rating_list=full)
-            before = full
+        if point in ends:
+            full_lists[point] = engine.rating_list(federation, named, as_of=engine.point_date(point), config=config)
+            if point == new_points[0]:
+                first_state = named
+    lists: dict[str, pl.DataFrame | warehouse.ListLines] = {}
+    if new_points:
+        assert first_state is not None
+        lists = _new_lists(federation, rated, config, changes, names, new_points, first_state, full_lists)
     ordinary = [(p, engine.point_date(p), lists[p]) for p in new_points]
     corrections = pl.concat(diffs) if diffs else pl.DataFrame(schema=warehouse.CORRECTIONS_SCHEMA)
     correcting = None

@@ -15,6 +15,7 @@ from warehouse.db import get_engine, redact
 from warehouse.editions import (
     CORRECTIONS_SCHEMA,
     EDITIONS_SCHEMA,
+    LINES_SCHEMA,
     Edition,
     ListLines,
     edition_contents,
@@ -60,6 +61,7 @@ __all__ = [
     "CORRECTIONS_SCHEMA",
     "EDITIONS_SCHEMA",
     "FILES_SCHEMA",
+    "LINES_SCHEMA",
     "BatchError",
     "CompetitionDetail",
     "Edition",

@@ -464,15 +464,23 @@ def edition_contents(
         ).to_series()
         start = int(starts.min()) if starts.len() else 0  # type: ignore[arg-type]
         lines = _lines(conn, where, start, max(todo))
-    groups = lines.partition_by("edition", as_dict=True, include_key=False, maintain_order=True)
-    state = empty(LINES_SCHEMA)
-    for edition, kind in heads.filter(pl.col("edition") >= start).select("edition", "lines").iter_rows():
-        own = groups.get((edition,), empty(LINES_SCHEMA))
-        full = kind == "full"
-        state = own if full else pl.concat([state, own], how="vertical_relaxed").unique(
-            "player_id", keep="last", maintain_order=True)
+    kinds = dict(heads.filter(pl.col("edition") >= start).select("edition", "lines").iter_rows())
+    first = min(todo)
+    # The state at the first edition wanted, in one pass over the lines before it (from the last
+    # full edition); then each later edition replayed on it.
+    reset = max((e for e, kind in kinds.items() if kind == "full" and e <= first), default=start)
+    before = lines.filter(pl.col("edition").is_between(reset, first))
+    state = before if kinds.get(first) == "full" else before.unique("player_id", keep="last", maintain_order=True)
+    groups = lines.filter(pl.col("edition") > first).partition_by(
+        "edition", as_dict=True, include_key=False, maintain_order=True)
+    for edition, kind in kinds.items():
+        if edition > first:
+            own = groups.get((edition,), empty(LINES_SCHEMA))
+            state = own if kind == "full" else pl.concat([state.drop("edition", strict=False), own],
+                                                         how="vertical_relaxed").unique(
+                "player_id", keep="last", maintain_order=True)
         if edition in todo:
-            yield edition, _content(state, full, federation)
+            yield edition, _content(state, kind == "full", federation)
             todo.discard(edition)
             if not todo:
                 return
