@@ -73,3 +73,28 @@ def test_the_page_count_follows_editions_plus_players(large_site: Path, small_se
     assert (editions, players) == (3, 8)
     pages = len(list(large_site.rglob("*.html")))
     assert pages == editions + players + len(small_season.competitions) + 4   # root, list, overview, archive
+
+
+def test_own_lines_from_changes_and_full_editions() -> None:
+    """A removed line ends a stretch (status "left the list"); a full edition's unchanged lines are
+    dropped and a player it omits has left."""
+    from formats.schema import conform
+    from warehouse.site import SITE_LINES_SCHEMA
+
+    # Editions 1, 2 store changes (b leaves on 2); 3 and 4 are stored in full (a is not on 4).
+    stored = conform(pl.DataFrame({
+        "list_id": [1, 1, 2, 2, 3, 3, 4], "edition": [1, 1, 2, 2, 3, 3, 4],
+        "player_id": ["a", "b", "a", "b", "a", "b", "b"],
+        "rating": [1500.0, 1400.0, 1510.0, None, 1510.0, 1420.0, 1420.0],
+        "status": ["active", "active", "active", None, "active", "active", "active"],
+        "position": [None, None, None, None, 1, 2, 1],
+        "removed": [False, False, False, True, False, False, False],
+    }), SITE_LINES_SCHEMA).with_columns((pl.col("edition") - 1).alias("ed"))
+    own = website.build._own_lines(stored)
+    got = own.select("ed", "player_id", "rating", "change", "new", "status").rows()
+    assert got == [
+        (0, "a", 1500.0, None, False, "active"), (0, "b", 1400.0, None, False, "active"),
+        (1, "a", 1510.0, 10.0, False, "active"), (1, "b", None, None, False, "left the list"),
+        (2, "b", 1420.0, None, True, "active"),           # a: the same line on the full edition 3
+        (3, "a", None, None, False, "left the list"),    # not on the full edition 4
+    ]
