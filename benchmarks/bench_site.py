@@ -10,6 +10,7 @@ into the same folder (nothing changed: nothing written).
     python benchmarks/bench_site.py                          # 50,000 players, 2,000 competitions, 20 editions
     python benchmarks/bench_site.py --players 5000 --competitions 200
     python benchmarks/bench_site.py --keep /tmp/site-bench   # keep the warehouse and the site there
+    python benchmarks/bench_site.py --full-lines 200000      # large-archive mode past 200,000 lines of full lists
 
 Not a test: figures go in the README, never in assertions.
 """
@@ -35,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import engine
 import warehouse
 import website
+import website.build
 from formats.schema import (
     BYES_SCHEMA,
     COMPETITIONS_SCHEMA,
@@ -142,6 +144,8 @@ def main() -> None:
     parser.add_argument("--competitions", type=int, default=2_000)
     parser.add_argument("--editions", type=int, default=20)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes rendering the cards")
+    parser.add_argument("--full-lines", type=int, default=website.build.FULL_LINES,
+                        help="lines of full lists before large-archive mode (website.build.FULL_LINES)")
     parser.add_argument("--keep", type=Path, help="folder for the warehouse and the site (kept; reused if there)")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-site-"))
@@ -155,6 +159,7 @@ def main() -> None:
     shutil.rmtree(out, ignore_errors=True)
     db = warehouse.get_engine(url)
     workers = args.workers
+    website.build.FULL_LINES = args.full_lines
 
     def cpu_now() -> float:
         own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 
 from formats.schema import FINDINGS_SCHEMA, RATING_LIST_SCHEMA
 from warehouse.bulk import read_frame
-from warehouse.editions import edition_contents
+from warehouse.editions import LINES_SCHEMA, edition_contents
 from warehouse.models import (
     Competition,
     Explanation,
@@ -31,12 +31,14 @@ from warehouse.models import (
     Player,
     RatingChange,
     RatingList,
+    RatingListLine,
 )
 
 __all__ = [
     "CORRECTION_TABLES",
     "EDITIONS_SCHEMA",
     "ENTRIES_SCHEMA",
+    "SITE_LINES_SCHEMA",
     "site_changes",
     "site_competitions",
     "site_corrections",
@@ -46,6 +48,7 @@ __all__ = [
     "site_federations",
     "site_findings",
     "site_last_load",
+    "site_lines",
     "site_players",
 ]
 
@@ -56,6 +59,7 @@ _P = Player.__table__.c  # type: ignore[attr-defined]
 _RC = RatingChange.__table__.c  # type: ignore[attr-defined]
 _X = Explanation.__table__.c  # type: ignore[attr-defined]
 _RL = RatingList.__table__.c  # type: ignore[attr-defined]
+_RLL = RatingListLine.__table__.c  # type: ignore[attr-defined]
 _FED = Federation.__table__.c  # type: ignore[attr-defined]
 _LOAD = Load.__table__.c  # type: ignore[attr-defined]
 
@@ -74,6 +78,10 @@ ENTRIES_SCHEMA: dict[str, pl.DataType] = {
     "position": pl.Int64(),
     **{k: v for k, v in RATING_LIST_SCHEMA.items() if k != "federation"},
 }
+
+#: Every stored line of a federation's editions (:func:`site_lines`): the edition's ``list_id`` and number,
+#: then LINES_SCHEMA.
+SITE_LINES_SCHEMA: dict[str, pl.DataType] = {"list_id": pl.Int64(), "edition": pl.Int64(), **LINES_SCHEMA}
 
 #: Tables where a correcting edition's diff (player, figure published, figure now) may be kept.
 CORRECTION_TABLES: tuple[str, ...] = (
@@ -153,6 +161,35 @@ def site_entries(engine: Engine, federation: str) -> pl.DataFrame:
     if not parts:
         return pl.DataFrame(schema=ENTRIES_SCHEMA)
     return pl.concat(parts, how="vertical_relaxed").select(list(ENTRIES_SCHEMA)).sort("list_id", "position")
+
+
+def site_lines(engine: Engine, federation: str) -> pl.DataFrame:
+    """Every line the federation's editions stored (SITE_LINES_SCHEMA), by edition and ``seq``.
+
+    A large archive's site cannot replay every edition in full (12,700 editions of
+    50,000 players: 3x10^8 lines); what changed on each edition is exactly what was
+    stored, so one query reads it all (issue 11). A ``full`` edition's lines carry their
+    ``position``; a ``changes`` edition's do not.
+
+    Examples
+    --------
+    >>> import datetime as dt
+    >>> from warehouse import get_engine, publish_list
+    >>> engine = get_engine("sqlite://")
+    >>> lst = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1510.0], "rank": [1]})
+    >>> publish_list(engine, "ajusc", lst, as_of=dt.date(2025, 9, 1))
+    1
+    >>> site_lines(engine, "ajusc").select("edition", "player_id", "rating", "removed").rows()
+    [(1, '7', 1510.0, False)]
+    """
+    query = (
+        sa.select(_RLL.list_id, _RL.edition, *(_RLL[k] for k in LINES_SCHEMA))
+        .join_from(RatingListLine.__table__, RatingList.__table__, _RL.id == _RLL.list_id)  # type: ignore[attr-defined]
+        .where(_RL.federation == federation)
+        .order_by(_RL.edition, _RLL.seq)
+    )
+    with engine.connect() as conn:
+        return read_frame(conn, query, SITE_LINES_SCHEMA)
 
 
 def site_players(engine: Engine, federation: str) -> pl.DataFrame:

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 from markupsafe import Markup
 
+import warehouse
 from warehouse import site as queries
 from website.errors import SiteError
 from website.fragments import (
@@ -248,6 +249,17 @@ class _Grouped(Mapping[Any, list[tuple[Any, ...]]]):
         return len(self._index)
 
 
+#: Lines of full lists a federation's site renders at most (issue 11). Within it (the sum of
+#: ``n_players`` over the editions), every edition is a full list and every card shows the player's
+#: line on every edition. Beyond it (a migrated archive: 12,700 editions of 50,000 players), only the
+#: most recent editions that fit are full lists; the others show their changes, and cards the
+#: player's own lines: the cost follows what changed, not editions x players.
+FULL_LINES = 2_000_000
+
+#: What a removed line (a player who left the list) shows as its status, in large-archive mode.
+LEFT = "left the list"
+
+
 @dataclass
 class _Federation:
     """One federation's frames, read once, turned into the rows the pages use."""
@@ -264,26 +276,22 @@ class _Federation:
     explanations: _Grouped   # (player, competition, period) -> GAME_COLUMNS tuples
     last_load: dict[str, Any] | None
     corrections: pl.DataFrame | None
+    #: Large-archive mode only (None within FULL_LINES): every player's own lines, one per edition
+    #: where it changed (+ ed, change, new, was_listed; rank where the edition is in ``entries``).
+    lines: pl.DataFrame | None = None
 
 
 def _read(engine: Engine, federation: str, info: dict[str, Any]) -> _Federation:
     editions = queries.site_editions(engine, federation)
     index = editions.select("list_id", pl.int_range(pl.len()).alias("ed"))
-    entries = queries.site_entries(engine, federation).join(index, on="list_id", how="inner")
-    previous = entries.select(
-        "player_id", (pl.col("ed") + 1).alias("ed"), pl.col("rating").alias("prev_rating"),
-        pl.lit(True).alias("was_listed"),
-    )
-    # change: since the previous edition; new: not on the previous edition at all.
-    entries = (
-        entries.join(previous, on=["player_id", "ed"], how="left")
-        .with_columns(
-            (pl.col("rating") - pl.col("prev_rating")).alias("change"),
-            ((pl.col("ed") > 0) & pl.col("was_listed").is_null()).alias("new"),
-        )
-        .drop("was_listed")
-        .sort("ed", "position")
-    )
+    lines = None
+    if (editions.get_column("n_players").sum() or 0) <= FULL_LINES:
+        entries = _every_edition(engine, federation, index)
+    else:
+        lines = _own_lines(queries.site_lines(engine, federation).join(index, on="list_id", how="inner"))
+        entries = _recent_editions(engine, federation, editions, index, lines)
+        lines = lines.drop("rank").join(entries.select("player_id", "ed", "rank"), on=["player_id", "ed"],
+                                        how="left", maintain_order="left")
     players = {r["player_id"]: r for r in queries.site_players(engine, federation).to_dicts()}
     competitions = queries.site_competitions(engine, federation).to_dicts()
     findings = _grouped(queries.site_findings(engine, federation).to_dicts(), "competition_id")
@@ -298,7 +306,106 @@ def _read(engine: Engine, federation: str, info: dict[str, Any]) -> _Federation:
         changes=_grouped(change_rows, "player_id"),
         changes_by_competition=_grouped(change_rows, "competition_id"),
         explanations=explanations, last_load=queries.site_last_load(engine, federation),
-        corrections=queries.site_corrections(engine, federation),
+        corrections=queries.site_corrections(engine, federation), lines=lines,
+    )
+
+
+def _every_edition(engine: Engine, federation: str, index: pl.DataFrame) -> pl.DataFrame:
+    """Every edition in full, each line with its change since the previous edition (``new``: not on it)."""
+    entries = queries.site_entries(engine, federation).join(index, on="list_id", how="inner")
+    previous = entries.select(
+        "player_id", (pl.col("ed") + 1).alias("ed"), pl.col("rating").alias("prev_rating"),
+        pl.lit(True).alias("was_listed"),
+    )
+    return (
+        entries.join(previous, on=["player_id", "ed"], how="left")
+        .with_columns(
+            (pl.col("rating") - pl.col("prev_rating")).alias("change"),
+            ((pl.col("ed") > 0) & pl.col("was_listed").is_null()).alias("new"),
+        )
+        .drop("was_listed")
+        .sort("ed", "position")
+    )
+
+
+def _recent_editions(
+    engine: Engine, federation: str, editions: pl.DataFrame, index: pl.DataFrame, lines: pl.DataFrame,
+) -> pl.DataFrame:
+    """The most recent editions whose ``n_players`` add up to FULL_LINES (at least the latest), in full,
+    as :func:`_every_edition` gives them: the change and ``new`` come from each player's line in
+    force on the edition before, the newest of ``lines`` before it."""
+    recent = editions.join(index, on="list_id").sort("ed", descending=True).filter(
+        (pl.col("n_players").cum_sum() <= FULL_LINES) | (pl.int_range(pl.len()) == 0))
+    list_ids = dict(recent.select("edition", "list_id").iter_rows())
+    parts: list[pl.DataFrame] = []
+    for stored_name, numbers in recent.group_by("list_name").agg("edition").iter_rows():
+        # The list as stored: null names the federation's first list.
+        for edition, rows in warehouse.edition_contents(engine, federation, numbers, list_name=stored_name):
+            parts.append(rows.with_columns(
+                pl.lit(list_ids[edition], pl.Int64).alias("list_id"),
+                pl.int_range(1, rows.height + 1, dtype=pl.Int64).alias("position"),
+            ))
+    entries = (pl.concat(parts, how="vertical_relaxed").select(list(queries.ENTRIES_SCHEMA))
+               .join(index, on="list_id", how="inner").sort("ed", "position"))
+    before = lines.select("player_id", "ed", pl.col("rating").alias("prev_rating"),
+                          pl.col("removed").not_().alias("was_listed"))
+    return (
+        entries.join_asof(before, on="ed", by="player_id", strategy="backward", allow_exact_matches=False,
+                          check_sortedness=False)
+        .with_columns(
+            pl.when(pl.col("was_listed")).then(pl.col("rating") - pl.col("prev_rating")).alias("change"),
+            ((pl.col("ed") > 0) & ~pl.col("was_listed").fill_null(False)).alias("new"),
+        )
+        .drop("was_listed")
+        .sort("ed", "position")
+    )
+
+
+def _own_lines(stored: pl.DataFrame) -> pl.DataFrame:
+    """Each player's own lines (``stored`` by edition, + ``ed``), one per edition where the line changed.
+
+    A ``changes`` edition stores exactly those; a ``full`` one (its lines have a ``position``) stores
+    every line, so a line equal to the player's previous one is dropped there, and a player it no
+    longer lists gets the ``removed`` line a ``changes`` edition would have stored. Each line gets its
+    ``change`` since the player's previous line, ``was_listed`` (that line was not a removal) and
+    ``new``; a removed line's status reads :data:`LEFT`.
+    """
+    lines = pl.concat([stored, _left_at_full(stored)], how="diagonal_relaxed").sort("ed", "removed",
+                                                                                     maintain_order=True)
+
+    def before(column: str) -> pl.Expr:
+        return pl.col(column).shift(1).over("player_id")
+
+    same = pl.all_horizontal(pl.col(c).eq_missing(before(c)) for c in ("name", "rating", "games", "status",
+                                                                       "category"))
+    listed = before("removed").not_().fill_null(False)
+    return (
+        lines.with_columns(listed.alias("was_listed"), before("rating").alias("prev_rating"))
+        .filter(pl.col("removed") | ~pl.col("was_listed") | ~same)
+        .with_columns(
+            pl.when(pl.col("was_listed") & ~pl.col("removed")).then(pl.col("rating") - pl.col("prev_rating"))
+            .alias("change"),
+            (~pl.col("removed") & ~pl.col("was_listed") & (pl.col("ed") > 0)).alias("new"),
+            pl.when(pl.col("removed")).then(pl.lit(LEFT)).otherwise(pl.col("status")).alias("status"),
+        )
+    )
+
+
+def _left_at_full(stored: pl.DataFrame) -> pl.DataFrame:
+    """The ``removed`` lines a ``full`` edition implies: a player listed before it (a line that is no
+    removal) whose next line comes after it, or never, is not on it."""
+    full = stored.filter(pl.col("position").is_not_null()).select(
+        pl.col("ed").alias("full_ed"), pl.col("list_id").alias("full_list")).unique().sort("full_ed")
+    if full.is_empty():
+        return stored.clear()
+    listed = (stored.sort("ed", maintain_order=True)
+              .with_columns(pl.col("ed").shift(-1).over("player_id").alias("next_ed"))
+              .filter(~pl.col("removed")))
+    return (
+        listed.join_asof(full, left_on="ed", right_on="full_ed", strategy="forward", allow_exact_matches=False)
+        .filter(pl.col("full_ed").is_not_null() & (pl.col("next_ed").is_null() | (pl.col("full_ed") < pl.col("next_ed"))))
+        .select(pl.col("full_list").alias("list_id"), "player_id", pl.col("full_ed").alias("ed"),
+                pl.lit(True).alias("removed"))
     )
 
 
@@ -307,6 +414,19 @@ _INTERNAL_EDITION_COLUMNS = frozenset({"covers", "list_id"})
 
 
 def _edition_summaries(fed: _Federation) -> list[dict[str, Any]]:
+    """Each edition with how many players it listed, and how many were new, changed or left since the
+    edition before (``index``: its 0-based place)."""
+    if fed.lines is None:
+        stats = _stats_from_entries(fed)
+    else:
+        counted = _stats_from_lines(fed)
+        stats = {i: {"listed": e["n_players"], **counted.get(i, {"new": 0, "changed": 0, "left": 0})}
+                 for i, e in enumerate(fed.editions)}
+    return [{**edition, "index": i, **stats[i]} for i, edition in enumerate(fed.editions)]
+
+
+def _stats_from_entries(fed: _Federation) -> dict[int, dict[str, int]]:
+    """Summaries counted on the full editions (the players who left: listed before, not now)."""
     stats = (
         fed.entries.group_by("ed")
         .agg(
@@ -317,16 +437,26 @@ def _edition_summaries(fed: _Federation) -> list[dict[str, Any]]:
         .sort("ed")
     )
     by_ed = {r["ed"]: r for r in stats.to_dicts()}
-    out = []
+    out = {}
     previous_listed = 0
-    for i, edition in enumerate(fed.editions):
+    for i in range(len(fed.editions)):
         s = by_ed.get(i, {"listed": 0, "new": 0, "changed": 0})
         # Players on the previous edition and not on this one.
         left = previous_listed - (s["listed"] - s["new"]) if i else 0
-        out.append({**edition, "index": i, "listed": s["listed"], "new": s["new"] if i else 0,
-                    "changed": s["changed"], "left": max(left, 0)})
+        out[i] = {"listed": s["listed"], "new": s["new"] if i else 0, "changed": s["changed"], "left": max(left, 0)}
         previous_listed = s["listed"]
     return out
+
+
+def _stats_from_lines(fed: _Federation) -> dict[int, dict[str, int]]:
+    """Summaries counted on the stored lines: new (no previous line on the list), changed (a rating
+    other than the previous line's), left (removed lines)."""
+    assert fed.lines is not None
+    stats = fed.lines.group_by("ed").agg(
+        pl.col("new").sum(), (pl.col("change").fill_null(0) != 0).sum().alias("changed"),
+        pl.col("removed").sum().alias("left"),
+    )
+    return {r.pop("ed"): r for r in stats.to_dicts()}
 
 
 # ------------------------------------------------------------------ parallel pages
@@ -427,6 +557,12 @@ def _render_federation(
                                                                            strict=True)]
 
     latest = editions[-1] if editions else None
+    on_latest = {r["player_id"]: r for r in rows_of(latest["index"])} if latest else {}
+    # Large-archive mode: editions not in fed.entries show their own lines (the changes), cards the
+    # player's own lines.
+    by_change = fed.lines is not None
+    own = fed.lines if fed.lines is not None else fed.entries
+    changed_on = _Grouped(own, ["ed"], _LIST_COLUMNS) if by_change else {}
     labels = [e["edition"] for e in editions]
     dates = [e["as_of"].isoformat() for e in editions]
     common = {"federation": fed.federation, "dir": base, "fed_name": fed.info.get("name") or fed.federation,
@@ -434,15 +570,16 @@ def _render_federation(
     diffs = {e["index"]: _corrections_for(fed.corrections, e) if fed.corrections is not None else None
              for e in editions}
     player_names = {pid: p.get("name") for pid, p in fed.players.items()}
-    for row in fed.entries.select("player_id", "name").unique("player_id", keep="last").iter_rows():
+    for row in own.filter(pl.col("name").is_not_null()).select("player_id", "name").unique(
+            "player_id", keep="last").iter_rows():
         if not player_names.get(row[0]):
             player_names[row[0]] = row[1]
     names_deep = Names(player_names, "../players/")   # from editions/ and competitions/
     names_top = Names(player_names, "players/")       # from the federation's index
     names_card = Names(player_names, "")              # from a card to another card
     cells = edition_cells(editions)
-    # Each player's lines on every edition (ENTRY_COLUMNS tuples, oldest first), grouped by polars.
-    history = _Grouped(fed.entries, ["player_id"], ENTRY_COLUMNS)
+    # Each player's lines on every edition, or where it changed (ENTRY_COLUMNS tuples, oldest first).
+    history = _Grouped(own, ["player_id"], ENTRY_COLUMNS)
     player_ids = sorted(set(history) | set(fed.changes))
     competitions = {c["competition_id"]: c for c in fed.competitions}
     edition_page, card, competition_page = (_template(n) for n in ("edition.html", "player.html",
@@ -451,10 +588,12 @@ def _render_federation(
 
     # Editions: one page each, and the current one again as the federation's list.
     def render_edition(e: dict[str, Any], *, as_list: bool = False) -> None:
-        rows = rows_of(e["index"])
+        in_full = not by_change or e["index"] in slices
+        rows = rows_of(e["index"]) if in_full else [dict(zip(_LIST_COLUMNS, row, strict=True))
+                                                    for row in changed_on.get(e["index"], [])]
         ctx = {**common, "edition": e, "categories": sorted({r["category"] for r in rows if r["category"]}),
-               "statuses": [s for s in STATUS_ORDER if any(r["status"] == s for r in rows)],
-               "extra_columns": extra_columns, "is_current": e is latest}
+               "statuses": [s for s in (*STATUS_ORDER, LEFT) if any(r["status"] == s for r in rows)],
+               "extra_columns": extra_columns, "is_current": e is latest, "changes_only": not in_full}
         if as_list:
             writer.write(f"{base}/index.html", edition_page.render(
                 root="../", **ctx, previous=editions[-2] if len(editions) > 1 else None,
@@ -462,22 +601,28 @@ def _render_federation(
         else:
             writer.write(f"{base}/editions/{e['edition']}.html", edition_page.render(
                 root="../../", **ctx, previous=editions[e["index"] - 1] if e["index"] else None,
-                rows=list_rows(rows, names_deep), corrections=diffs[e["index"]]))
+                rows=list_rows(rows, names_deep, ranked=in_full), corrections=diffs[e["index"]]))
 
     # Player cards.
     def render_card(player_id: str) -> None:
         listed = history.get(player_id, [])
-        series: list[float | None] = [None] * len(editions)
-        for row in listed:
-            series[row[0]] = row[1]
-        on_latest = bool(listed) and listed[-1][0] == len(editions) - 1
-        current = dict(zip(ENTRY_COLUMNS, listed[-1], strict=True)) if on_latest else None
+        if by_change:
+            # The editions where the player's line changed; a removed line (no rating) ends a stretch.
+            mine = [row[0] for row in listed]
+            series: list[float | None] = [row[1] for row in listed]
+            chart_labels, chart_dates = [labels[i] for i in mine], [dates[i] for i in mine]
+        else:
+            series = [None] * len(editions)
+            for row in listed:
+                series[row[0]] = row[1]
+            chart_labels, chart_dates = labels, dates
         known = fed.players.get(player_id, {})
         name = known.get("name") or player_names.get(player_id) or player_id
-        chart = {"kind": "history", "target": "history-chart", "labels": labels, "dates": dates,
+        chart = {"kind": "history", "target": "history-chart", "labels": chart_labels, "dates": chart_dates,
                  "ratings": series, "label": f"Rating of {name} by edition"}
         writer.write(f"{base}/players/{page_name(player_id)}", card.render(
-            root="../../", **common, player_id=player_id, name=name, known=known, current=current,
+            root="../../", **common, player_id=player_id, name=name, known=known,
+            current=on_latest.get(player_id), by_change=by_change,
             editions_table=edition_rows(listed[::-1], cells),
             competitions_html=competition_sections(fed.changes.get(player_id, []), competitions,
                                                    fed.explanations, player_id, names_card),

@@ -90,12 +90,13 @@ class Names:
         return found
 
 
-def list_rows(rows: Sequence[Mapping[str, Any]], names: Names) -> Markup:
+def list_rows(rows: Sequence[Mapping[str, Any]], names: Names, *, ranked: bool = True) -> Markup:
     """The ``<tbody>`` sections of a list table, one per status, in :data:`STATUS_ORDER`.
 
     Each row: rank, name (link to the card), id, rating, change since the previous
     edition (``new`` when not on it), category, status, games; ``data-s`` and
-    ``data-c`` carry status and category for the filter of site.js.
+    ``data-c`` carry status and category for the filter of site.js. ``ranked=False``
+    (an edition shown by its changes only) leaves the rank out: a rank needs the full list.
     """
     by_status: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for row in rows:
@@ -108,7 +109,7 @@ def list_rows(rows: Sequence[Mapping[str, Any]], names: Names) -> Markup:
         s = text(status)
         out.append(
             f'<tbody class="section" data-section="{s}"><tr class="heading">'
-            f'<th colspan="8" scope="rowgroup">{text(status.capitalize())} '
+            f'<th colspan="{8 if ranked else 7}" scope="rowgroup">{text(status.capitalize())} '
             f'<span class="count">({len(section)})</span></th></tr>'
         )
         for r in section:
@@ -122,8 +123,9 @@ def list_rows(rows: Sequence[Mapping[str, Any]], names: Names) -> Markup:
             if category is None:
                 category = categories[r["category"]] = text(r["category"])
             rating = r["rating"]
+            rank = f'<td class="num">{_int(r["rank"])}</td>' if ranked else ""
             out.append(
-                f'<tr data-s="{s}" data-c="{category}"><td class="num">{_int(r["rank"])}</td>'
+                f'<tr data-s="{s}" data-c="{category}">{rank}'
                 f'<td>{names.link(r["player_id"])}</td><td class="id">{text(r["player_id"])}</td>'
                 f'<td class="num rating">{"" if rating is None else f"{rating:.0f}"}</td>{delta}'
                 f'<td>{category}</td><td>{s}</td><td class="num">{_int(r["games"])}</td></tr>'

@@ -11,7 +11,9 @@
     var table = document.getElementById(form.getAttribute("data-table"));
     if (!table) { return; }
     var rows = Array.prototype.slice.call(table.querySelectorAll("tbody tr[data-s]"));
-    var keys = rows.map(function (tr) { return fold(tr.cells[1].textContent + " " + tr.cells[2].textContent); });
+    // Name and id cells: after the rank, or first where the table has no rank (an edition's changes).
+    var at = Number(table.getAttribute("data-name-cell") || 1);
+    var keys = rows.map(function (tr) { return fold(tr.cells[at].textContent + " " + tr.cells[at + 1].textContent); });
     var sections = Array.prototype.slice.call(table.querySelectorAll("tbody.section"));
     var query = form.querySelector("input[type=search]");
     var status = form.querySelector("select[name=status]");

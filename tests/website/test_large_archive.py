@@ -1,0 +1,100 @@
+"""Large-archive mode (issue 11): beyond ``FULL_LINES`` lines of full lists, only the recent
+editions are full lists; older editions show their changes, cards the player's own lines."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import warehouse
+import website
+import website.build
+from tests.website.conftest import FED, SmallSeason
+from tests.website.pages import charts, list_rows
+from website import page_name
+
+
+@pytest.fixture(scope="module")
+def large_site(small_season: SmallSeason, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small season's site with a budget that only the latest edition (8 players) fits."""
+    out = tmp_path_factory.mktemp("large") / "site"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(website.build, "FULL_LINES", 8)
+        website.build_site(warehouse.get_engine(small_season.url), out, generated=date(2026, 1, 1))
+    return out
+
+
+def test_the_latest_edition_and_the_list_are_the_normal_pages(large_site: Path, small_site: Path) -> None:
+    for page in ("index.html", "editions/3.html", "editions/index.html", "overview.html"):
+        assert (large_site / FED / page).read_bytes() == (small_site / FED / page).read_bytes(), page
+
+
+def test_an_older_edition_shows_exactly_its_changes(large_site: Path, small_season: SmallSeason) -> None:
+    db = warehouse.get_engine(small_season.url)
+    before, now = (warehouse.rating_list(db, FED, edition=n) for n in (1, 2))
+    figures = ["player_id", "name", "rating", "games", "status", "category"]
+    changed = now.join(before.select(figures), on=figures, how="anti", nulls_equal=True)
+    page = large_site / FED / "editions" / "2.html"
+    rows = list_rows(page)
+    # No rank: name, id, rating, change, category, status, games.
+    assert all(len(r) == 7 for r in rows)
+    assert {r[1]: float(r[2]) for r in rows} == dict(zip(
+        changed.get_column("player_id"), changed.get_column("rating").round(0), strict=True))
+    assert 0 < len(rows) < now.height
+    text = " ".join(page.read_text(encoding="utf-8").split())
+    assert f"The edition listed {now.height} players" in text
+    assert f"ratings list --federation {FED} --edition 2" in text
+    assert '<th class="num">Rank</th>' not in text
+
+
+def test_a_card_charts_the_players_own_editions(large_site: Path, small_season: SmallSeason) -> None:
+    db = warehouse.get_engine(small_season.url)
+    figures = ["name", "rating", "games", "status", "category"]
+    lists = {n: warehouse.rating_list(db, FED, edition=n) for n in (1, 2, 3)}
+    for player_id in ("1", "5", "8"):
+        lines = {n: lst.filter(pl.col("player_id") == player_id).select(figures).rows()
+                 for n, lst in lists.items()}
+        own = [n for n in (1, 2, 3) if lines[n] and lines[n] != lines.get(n - 1)]
+        (chart,) = charts(large_site / FED / "players" / page_name(player_id))
+        assert chart["labels"] == own, player_id
+        assert chart["ratings"] == [lines[n][0][1] for n in own]
+    # Anna's rating did not change on edition 3: her card does not chart it.
+    assert 3 not in charts(large_site / FED / "players" / page_name("1"))[0]["labels"]
+
+
+def test_the_page_count_follows_editions_plus_players(large_site: Path, small_season: SmallSeason) -> None:
+    """One page per edition, player and competition, and four more: never editions x players."""
+    fed = large_site / FED
+    editions = len(list((fed / "editions").glob("*.html"))) - 1
+    players = len(list((fed / "players").glob("*.html")))
+    assert (editions, players) == (3, 8)
+    pages = len(list(large_site.rglob("*.html")))
+    assert pages == editions + players + len(small_season.competitions) + 4   # root, list, overview, archive
+
+
+def test_own_lines_from_changes_and_full_editions() -> None:
+    """A removed line ends a stretch (status "left the list"); a full edition's unchanged lines are
+    dropped and a player it omits has left."""
+    from formats.schema import conform
+    from warehouse.site import SITE_LINES_SCHEMA
+
+    # Editions 1, 2 store changes (b leaves on 2); 3 and 4 are stored in full (a is not on 4).
+    stored = conform(pl.DataFrame({
+        "list_id": [1, 1, 2, 2, 3, 3, 4], "edition": [1, 1, 2, 2, 3, 3, 4],
+        "player_id": ["a", "b", "a", "b", "a", "b", "b"],
+        "rating": [1500.0, 1400.0, 1510.0, None, 1510.0, 1420.0, 1420.0],
+        "status": ["active", "active", "active", None, "active", "active", "active"],
+        "position": [None, None, None, None, 1, 2, 1],
+        "removed": [False, False, False, True, False, False, False],
+    }), SITE_LINES_SCHEMA).with_columns((pl.col("edition") - 1).alias("ed"))
+    own = website.build._own_lines(stored)
+    got = own.select("ed", "player_id", "rating", "change", "new", "status").rows()
+    assert got == [
+        (0, "a", 1500.0, None, False, "active"), (0, "b", 1400.0, None, False, "active"),
+        (1, "a", 1510.0, 10.0, False, "active"), (1, "b", None, None, False, "left the list"),
+        (2, "b", 1420.0, None, True, "active"),           # a: the same line on the full edition 3
+        (3, "a", None, None, False, "left the list"),    # not on the full edition 4
+    ]
