@@ -121,6 +121,26 @@ def _named(state: pl.DataFrame, point: str, rated: Rated, changes: pl.DataFrame,
     ).drop("_name")
 
 
+def _diffs_one_by_one(
+    federation: str, rated: Rated, config: dict[str, object], changes: pl.DataFrame, names: pl.DataFrame,
+    checked: pl.DataFrame, replay: _Replay, corrections: pl.DataFrame,
+) -> list[pl.DataFrame]:
+    """Each checked edition's diff, from the list rebuilt at its point (see :func:`_diff`)."""
+    diffs: list[pl.DataFrame] = []
+    if checked.height == 0:
+        return diffs
+    by_point = {key[0]: part for key, part in checked.partition_by("covers", as_dict=True).items()}
+    for point, state in engine.states_at(federation, rated.start_state, changes, sorted(by_point), config=config):
+        named = _named(state, point, rated, changes, names)
+        for row in by_point[point].iter_rows(named=True):
+            now = engine.rating_list(federation, named, as_of=row["as_of"], config=config)
+            fixed = corrections.filter(pl.col("edition") == row["edition"])
+            diff = _diff(int(row["edition"]), row["as_of"], _effective(replay.edition(row), fixed), now)
+            if diff.height:
+                diffs.append(diff)
+    return diffs
+
+
 def _new_lists(
     federation: str, rated: Rated, config: dict[str, object], changes: pl.DataFrame, names: pl.DataFrame,
     points: list[str], first_state: pl.DataFrame, full_lists: dict[str, pl.DataFrame],
@@ -169,6 +189,100 @@ def _new_lists(
     return out
 
 
+#: Check published editions against the re-rated history in one pass (tests switch it off to
+#: compare with the editions checked one by one).
+ONE_PASS = True
+
+
+def _steps(events: pl.DataFrame, prefix: str) -> pl.DataFrame:
+    """``j, player_id, <prefix>`` events (a null figure: not on the list, or unrated) as the
+    figure in force from each ``j`` on, per player: NaN stands for a null that was set."""
+    return events.select("j", "player_id", pl.col("figure").fill_null(float("nan")).alias(prefix))
+
+
+def _one_pass_diffs(
+    db: Engine, federation: str, checked: pl.DataFrame, changes: pl.DataFrame, first_now: pl.DataFrame,
+    first_published: pl.DataFrame, corrections: pl.DataFrame, names: pl.DataFrame,
+    *, list_name: str | None, first_list: str | None,
+) -> list[pl.DataFrame] | None:
+    """The diffs of every checked edition (see :func:`_diff`), from the figures' changes alone.
+
+    A published edition and the re-rated history agree on a player's figure until one of
+    them changes it: the published side changes at the lines an edition stored, the
+    re-rated side at the changes of a competition. So the diffs come from those events,
+    each side's figure carried forward, instead of from a full list per edition (after
+    a backfill, every edition of the archive is checked). ``first_now``: the state at the
+    first checked edition's point; ``first_published``: that edition in full. None when a
+    checked edition after the first is stored in full (then each is checked on its own).
+    """
+    editions = checked.get_column("edition")
+    lines, heads = warehouse.stored_lines(db, federation, int(editions[0]) + 1, int(editions[-1]),
+                                          list_name=list_name, first_list=first_list)
+    if heads.filter(pl.col("lines") == "full").height:
+        return None
+    m = checked.height
+    covers = checked.get_column("covers")
+    published = pl.concat([
+        first_published.select(pl.lit(0, pl.Int64).alias("j"), "player_id", pl.col("rating").alias("figure")),
+        lines.select(
+            editions.search_sorted(lines.get_column("edition"), side="left").alias("j").cast(pl.Int64),
+            "player_id",
+            pl.when(pl.col("removed")).then(None).otherwise(pl.col("rating")).alias("figure"),
+        ),
+    ], how="vertical_relaxed").unique(["j", "player_id"], keep="last", maintain_order=True)
+    later = changes.filter((pl.col("point") > covers[0]) & (pl.col("point") <= covers[-1]))
+    moved = later.select(
+        covers.search_sorted(later.get_column("point"), side="left").alias("j").cast(pl.Int64),
+        pl.col("player_id").cast(pl.Utf8), pl.col("rating_after").cast(pl.Float64),
+    ).group_by("j", "player_id", maintain_order=True).agg(pl.col("rating_after").drop_nulls().last())
+    now = pl.concat([
+        first_now.select(pl.lit(0, pl.Int64).alias("j"), "player_id", pl.col("rating").alias("figure")),
+        # A player's first change brings them onto the list (unrated: a null figure).
+        moved.join(first_now.select("player_id"), on="player_id", how="anti")
+        .sort("j").unique("player_id", keep="first")
+        .select("j", "player_id", pl.lit(None, pl.Float64).alias("figure")),
+        moved.filter(pl.col("rating_after").is_not_null()).select("j", "player_id", pl.col("rating_after").alias("figure")),
+    ], how="vertical_relaxed").unique(["j", "player_id"], keep="last", maintain_order=True)
+    steps = (
+        _steps(published, "published").join(_steps(now, "now"), on=["j", "player_id"], how="full", coalesce=True)
+        .sort("player_id", "j")
+        .with_columns(pl.col("published", "now").forward_fill().over("player_id"))
+        .with_columns(pl.col("j").shift(-1).over("player_id").fill_null(m).alias("until"))
+        .with_columns(pl.col("published", "now").fill_nan(None))
+    )
+    differ = steps.filter(pl.col("published").ne_missing(pl.col("now")))
+    found = differ.select(pl.int_ranges("j", "until").alias("j"), "player_id", "published", "now").explode("j")
+    # A correcting edition's figure stands for the published one at its own edition only.
+    fixed = corrections.select(
+        editions.search_sorted(corrections.get_column("edition"), side="left").alias("j").cast(pl.Int64),
+        "edition", "player_id", pl.col("now").alias("fixed"),
+    ).filter(pl.col("j") < m)
+    fixed = fixed.filter(editions.gather(fixed.get_column("j").clip(0, m - 1)) == fixed.get_column("edition")) \
+        .unique(["j", "player_id"], keep="last", maintain_order=True).drop("edition")
+    if fixed.height:
+        at = fixed.sort("j").join_asof(steps.select("j", "player_id", "now").sort("j"), on="j", by="player_id")
+        found = pl.concat([
+            found.join(fixed, on=["j", "player_id"], how="anti"),
+            at.filter(pl.col("fixed").ne_missing(pl.col("now"))).select(
+                "j", "player_id", pl.col("fixed").alias("published"), "now"),
+        ], how="vertical_relaxed")
+    if found.height == 0:
+        return []
+    # The name the re-rated list shows, for a player on it by then (the state never loses one).
+    known = pl.concat([first_now.select("player_id", "name"), names.rename({"_name": "name"})],
+                      how="vertical_relaxed").unique("player_id", keep="first")
+    entry = pl.concat([first_now.select("player_id", pl.lit(0, pl.Int64).alias("entry")),
+                       moved.group_by("player_id").agg(pl.col("j").min().alias("entry"))],
+                      how="vertical_relaxed").unique("player_id", keep="first")
+    dated = checked.select(pl.int_range(pl.len(), dtype=pl.Int64).alias("j"), "edition",
+                           pl.col("as_of").alias("edition_as_of"))
+    out = found.join(dated, on="j").join(known, on="player_id", how="left").join(
+        entry, on="player_id", how="left").with_columns(
+        pl.when(pl.col("j") >= pl.col("entry")).then(pl.col("name")).otherwise(None).alias("name"))
+    out = out.sort("j", "player_id").select(list(warehouse.CORRECTIONS_SCHEMA))
+    return [conform(out, warehouse.CORRECTIONS_SCHEMA)]
+
+
 def plan_editions(
     db: Engine, federation: str, rated: Rated, config: dict[str, object], as_of: date,
     *, list_name: str | None = None, first_list: str | None = None,
@@ -207,36 +321,43 @@ def plan_editions(
     corrections_all = warehouse.edition_corrections(db, federation).filter(
         pl.col("edition").is_in(published.get_column("edition").to_list())
     )
-    # The first and last new points' lists in full (the ones between: their changes, below), the
-    # points of the published editions a change can reach, and the last point: a correcting
-    # edition holds the state after everything.
+    # The states at: the first and last new points (their lists in full; the ones between: their
+    # changes, below), the first published edition a change can reach (the others: below), and
+    # the last point (a correcting edition holds the state after everything).
     ends = set(new_points[:1] + new_points[-1:])
-    wanted = sorted(ends | set(check.get_column("covers").to_list()) | set(all_points[-1:]))
     full_lists: dict[str, pl.DataFrame] = {}
     first_state: pl.DataFrame | None = None
     final_state: pl.DataFrame | None = None   # the state at the last point (not every point's: memory)
-    diffs: list[pl.DataFrame] = []
     checked = check.sort("covers", "edition")
-    # Published editions in full, replayed in edition order (each line read once).
-    replay = _Replay(db, warehouse.edition_contents(db, federation, checked.get_column("edition").to_list(),
-                                                    list_name=list_name, first_list=first_list))
-    by_point = {key[0]: part for key, part in checked.partition_by("covers", as_dict=True).items()} \
-        if checked.height else {}
+    one_pass = ONE_PASS and not rated.adjustments and checked.height > 1
+    first_check = checked.get_column("covers")[0] if checked.height else None
+    first_now: pl.DataFrame | None = None
+    wanted = sorted(ends | set(all_points[-1:]) | ({first_check} if one_pass and first_check else set()))
     for point, state in engine.states_at(federation, rated.start_state, changes, wanted, config=config):
         named = _named(state, point, rated, changes, names)
         if all_points and point == all_points[-1]:
             final_state = named
-        for row in by_point.get(point, pl.DataFrame()).iter_rows(named=True):
-            now = engine.rating_list(federation, named, as_of=row["as_of"], config=config)
-            entries = replay.edition(row)
-            fixed = corrections_all.filter(pl.col("edition") == row["edition"])
-            diff = _diff(int(row["edition"]), row["as_of"], _effective(entries, fixed), now)
-            if diff.height:
-                diffs.append(diff)
+        if point == first_check:
+            first_now = named
         if point in ends:
             full_lists[point] = engine.rating_list(federation, named, as_of=engine.point_date(point), config=config)
             if point == new_points[0]:
                 first_state = named
+    # Published editions in full, replayed in edition order (each line read once).
+    replay = _Replay(db, warehouse.edition_contents(db, federation, checked.get_column("edition").to_list(),
+                                                    list_name=list_name, first_list=first_list))
+    diffs: list[pl.DataFrame] | None = None
+    if one_pass:
+        assert first_now is not None
+        diffs = _one_pass_diffs(
+            db, federation, checked, changes, first_now, replay.edition(checked.row(0, named=True)),
+            corrections_all, names, list_name=list_name, first_list=first_list,
+        )
+        if diffs is None:
+            replay = _Replay(db, warehouse.edition_contents(db, federation, checked.get_column("edition").to_list(),
+                                                            list_name=list_name, first_list=first_list))
+    if diffs is None:
+        diffs = _diffs_one_by_one(federation, rated, config, changes, names, checked, replay, corrections_all)
     lists: dict[str, pl.DataFrame | warehouse.ListLines] = {}
     if new_points:
         assert first_state is not None

@@ -27,6 +27,7 @@ from warehouse.editions import (
     publish_editions,
     publish_list,
     rating_list,
+    stored_lines,
 )
 from warehouse.errors import (
     BatchError,
@@ -96,4 +97,5 @@ __all__ = [
     "redact",
     "register_federation",
     "seen_checksums",
+    "stored_lines",
 ]

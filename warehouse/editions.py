@@ -50,6 +50,7 @@ __all__ = [
     "publish_editions",
     "publish_list",
     "rating_list",
+    "stored_lines",
 ]
 
 _L = LedgerEntry.__table__.c  # type: ignore[attr-defined]
@@ -484,6 +485,22 @@ def edition_contents(
             todo.discard(edition)
             if not todo:
                 return
+
+
+def stored_lines(
+    engine: Engine, federation: str, first: int, last: int, *, list_name: str | None = None,
+    first_list: str | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The lines editions ``first`` to ``last`` of one list stored, as stored: LINES_SCHEMA +
+    ``edition``, oldest first; and those editions (``edition``, ``lines``: changes | full)."""
+    where = _list_filter(federation, list_name, first_list)
+    with engine.connect() as conn:
+        heads = read_frame(
+            conn, sa.select(_RL.c.edition, sa.func.coalesce(_RL.c.lines, "full"))
+            .where(where, _RL.c.edition.between(first, last)).order_by(_RL.c.edition),
+            {"edition": pl.Int64(), "lines": pl.Utf8()},
+        )
+        return _lines(conn, where, first, last), heads
 
 
 def _list_filter(federation: str, list_name: str | None, first_list: str | None, all_lists: bool = False) -> Any:

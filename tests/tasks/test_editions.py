@@ -6,12 +6,16 @@ Runs the rating and publication steps without Prefect (``tasks.rate.rate``,
 
 from __future__ import annotations
 
+import itertools
+import random
 from dataclasses import replace
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import engine
@@ -316,3 +320,48 @@ def test_a_night_after_everything_rated_starts_from_the_stored_state(tmp_path: P
     full = rate(warehouse.history(dbs["full"], "ajusc"), night, config, date(2026, 10, 4))
     assert_frame_equal(rated.run.changes, full.run.changes.filter(pl.col("competition_id") == "C"))
     assert_frame_equal(rated.run.ratings, full.run.ratings)
+
+
+def _random_night(rng: random.Random, day: date, players: list[str], version: str = "a") -> FederationBatch:
+    who = rng.sample(players, rng.randint(2, 5))
+    games = [(a, b, rng.choice([0.0, 0.5, 1.0])) for a, b in itertools.pairwise(who)]
+    return _one(f"K{day:%m%d}", day.isoformat(), games, version)
+
+
+@given(seed=st.integers(0, 100_000))
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_published_editions_checked_in_one_pass_as_one_by_one(tmp_path_factory: pytest.TempPathFactory,
+                                                               monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """Late, corrected and withdrawn competitions: the one-pass diffs of every published edition
+    (``publish.ONE_PASS``) equal the diffs of each edition rebuilt on its own, corrections
+    already published included; newcomers, a season change and a full re-rate too."""
+    from tasks import publish
+
+    rng = random.Random(seed)
+    db = warehouse.get_engine(f"sqlite:///{tmp_path_factory.mktemp('one') / 'w.db'}")
+    players = ["1", "2", "3", "4", "5", "6", "7"]
+    seed_list = pl.DataFrame({"player_id": players[:4], "rating": [1100.0, 1200.0, 1000.0, 1500.0],
+                              "games": [60, 8, 60, 30], "as_of": date(2025, 6, 1),
+                              "last_played": ["2024-25", None, "2022-23", "2024-25"]})
+    warehouse.load_seed(db, "ajusc", seed_list, source="s.ratings.csv", source_sha256="s", edition=10)
+    config = federation_config("ajusc")
+    days = sorted({date(2025, 6, 1) + timedelta(days=rng.randrange(0, 300)) for _ in range(6)})
+    nights = {d: _random_night(rng, d, players) for d in days}
+    for d in days[:-2]:
+        _rate_and_publish(db, "ajusc", nights[d], config, d)
+    late = [nights[days[-1]], nights[days[-2]]]           # arrive out of order
+    middle = days[len(days) // 2]
+    corrected = _random_night(rng, middle, players, version="b")
+    withdrawn = replace(_random_night(rng, days[1], players, version="c"), competitions=nights[days[1]]
+                        .competitions.with_columns(pl.lit("rejected").alias("status"), pl.lit("Kc").alias("source"),
+                                                   pl.lit("Kc").alias("source_sha256")))
+    for batch in (*late, corrected, withdrawn):
+        for full in (False, True):
+            rated = rate(warehouse.history(db, "ajusc"), batch, config, days[-1],
+                         stored=None if full else Stored.from_warehouse(db, "ajusc"))
+            plans = {}
+            for one_pass in (True, False):
+                monkeypatch.setattr(publish, "ONE_PASS", one_pass)
+                plans[one_pass] = publish.plan_editions(db, "ajusc", rated, config, days[-1])
+            assert_frame_equal(plans[True].corrections, plans[False].corrections)
+        _rate_and_publish(db, "ajusc", batch, config, days[-1])
