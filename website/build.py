@@ -253,8 +253,11 @@ class _Grouped(Mapping[Any, list[tuple[Any, ...]]]):
 #: ``n_players`` over the editions), every edition is a full list and every card shows the player's
 #: line on every edition. Beyond it (a migrated archive: 12,700 editions of 50,000 players), only the
 #: most recent editions that fit are full lists; the others show their changes, and cards the
-#: player's own lines: the cost follows what changed, not editions x players.
-FULL_LINES = 2_000_000
+#: player's own lines: the cost follows what changed, not editions x players. Rendering full
+#: list lines costs about 5 us each here (100k-game AJUSC archive: 2M lines took 10 s of the
+#: site's 30 s of CPU), so the budget is 500,000: a hundred recent editions of 5,000 players,
+#: and every season of every real federation (20 editions of 700 players: 14,000 lines).
+FULL_LINES = 500_000
 
 #: What a removed line (a player who left the list) shows as its status, in large-archive mode.
 LEFT = "left the list"
