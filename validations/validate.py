@@ -11,7 +11,7 @@ import polars as pl
 
 from formats.schema import COMPETITIONS_SCHEMA, FINDINGS_SCHEMA, GAMES_SCHEMA, empty
 from validations.rules import SEVERITIES, Rule, edition_of, rules_for
-from validations.suites import ephemeral_context, file_context, run_suite, suite_name
+from validations.suites import Failure, ephemeral_context, file_context, run_suite, suite_name
 from validations.tables import Tables, build_tables, start_dates
 
 
@@ -22,6 +22,35 @@ class Validation:
     competitions: pl.DataFrame  #: input + ``status``: accepted | held | rejected
     games: pl.DataFrame         #: input + bool ``rated`` (False: excluded, unplayed or rejected)
     findings: pl.DataFrame      #: FINDINGS_SCHEMA (eligibility + data quality)
+
+
+#: Rows Great Expectations checks at once. Its pandas engine holds several copies of a table
+#: and of every unexpected row: a 1M-game batch took 11 GB in one suite run (issue 11).
+CHUNK_ROWS = 200_000
+
+
+def _chunks(frame: pl.DataFrame) -> list[pl.DataFrame]:
+    """``frame`` in parts of whole competitions, about :data:`CHUNK_ROWS` rows each.
+
+    Every rule is either about one row or a key that holds ``competition_id`` (rules.toml:
+    ``unique`` on competition, round, ...), so a competition checked whole is checked right.
+    """
+    if frame.height <= CHUNK_ROWS or "competition_id" not in frame.columns:
+        return [frame]
+    sizes = frame.group_by("competition_id", maintain_order=True).len()
+    part = (sizes.get_column("len").cum_sum() - 1) // CHUNK_ROWS
+    which = sizes.select("competition_id", part.alias("_part"))
+    tagged = frame.join(which, on="competition_id", how="left", maintain_order="left", nulls_equal=True)
+    return [p.drop("_part") for p in tagged.partition_by("_part", maintain_order=True)]
+
+
+def _run_in_chunks(context: Any, name: str, frame: pl.DataFrame, file_project: bool) -> list[Failure]:
+    """:func:`run_suite` on each chunk of ``frame``; each rule's failing rows put together."""
+    rows: dict[str, list[int]] = {}
+    for chunk in _chunks(frame):
+        for failure in run_suite(context, name, chunk, file_project=file_project):
+            rows.setdefault(failure.rule_id, []).extend(failure.row_ids)
+    return [Failure(rule_id=rule, row_ids=tuple(sorted(ids))) for rule, ids in rows.items()]
 
 
 def _rule_index(federation: str, days: set[date | None]) -> dict[tuple[str, date | None], dict[str, Rule]]:
@@ -128,9 +157,8 @@ def validate(
         # Great Expectations needs only the checked columns (and row_id to report rows);
         # messages are filled from the polars rows afterwards.
         needed = ["row_id", *dict.fromkeys(c for r in by_id.values() for c in r.checked_columns)]
-        failures = run_suite(context, suite_name(rule_set, table_name, edition),
-                             frame.select([c for c in needed if c in frame.columns]),
-                             file_project=file_project)
+        failures = _run_in_chunks(context, suite_name(rule_set, table_name, edition),
+                                  frame.select([c for c in needed if c in frame.columns]), file_project)
         for failure in failures:
             rule = by_id.get(failure.rule_id)
             if rule is None:  # not in this edition's table (file_context rebuilds stale suites)

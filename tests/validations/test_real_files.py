@@ -171,3 +171,32 @@ def test_fide_report_of_a_real_open_lists_unrated_progress(tmp_path: Path) -> No
     text = md.read_text(encoding="utf-8")
     assert "## Unrated players: progress toward an initial rating" in text
     assert "fide-2014" in text
+
+
+def test_great_expectations_checks_a_big_table_in_parts_with_the_same_findings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A table of more than ``CHUNK_ROWS`` rows is checked in parts of whole competitions (issue
+    11: memory); a duplicated pairing and unknown results in several championships of the real
+    season are found exactly as when the table is checked at once."""
+    import importlib
+
+    module = importlib.import_module("validations.validate")
+
+    folder = shared_file("ajusc", "barruf_2025_26", "results")
+    parts = [_read_interchange(p) for p in sorted(folder.glob("BARRUF-*.results.csv"))]
+    comps = pl.concat([c for c, _ in parts])
+    games = pl.concat([g for _, g in parts])
+    broken = pl.col("source_line").is_in([5, 9, 40])
+    games = pl.concat([games.with_columns(
+        pl.when(broken).then(pl.lit("unknown")).otherwise("status").alias("status"),
+        pl.when(broken).then(None).otherwise("score_a").alias("score_a"),
+    ), games.filter(pl.col("source_line") == 12)])
+    players = pl.read_csv(folder.parent / "season.players.csv", infer_schema=False)
+    whole = validate(comps, games, federation="ajusc", players=players)
+    monkeypatch.setattr(module, "CHUNK_ROWS", 300)
+    assert len(module._chunks(games.with_row_index("row_id"))) > 5
+    in_parts = validate(comps, games, federation="ajusc", players=players)
+    assert whole.findings.height > 40
+    assert in_parts.findings.sort(pl.all()).equals(whole.findings.sort(pl.all()))
+    assert in_parts.competitions.equals(whole.competitions) and in_parts.games.equals(whole.games)
