@@ -343,21 +343,24 @@ def plan_editions(
             full_lists[point] = engine.rating_list(federation, named, as_of=engine.point_date(point), config=config)
             if point == new_points[0]:
                 first_state = named
-    # Published editions in full, replayed in edition order (each line read once).
-    replay = _Replay(db, warehouse.edition_contents(db, federation, checked.get_column("edition").to_list(),
-                                                    list_name=list_name, first_list=first_list))
+    numbers = checked.get_column("edition").to_list()
+
+    def replay(wanted: list[int]) -> _Replay:
+        """Published editions in full, replayed in edition order (each line read once)."""
+        return _Replay(db, warehouse.edition_contents(db, federation, wanted, list_name=list_name,
+                                                      first_list=first_list))
+
     diffs: list[pl.DataFrame] | None = None
     if one_pass:
         assert first_now is not None
+        # Only the first checked edition in full: the others come from their stored lines.
         diffs = _one_pass_diffs(
-            db, federation, checked, changes, first_now, replay.edition(checked.row(0, named=True)),
+            db, federation, checked, changes, first_now, replay(numbers[:1]).edition(checked.row(0, named=True)),
             corrections_all, names, list_name=list_name, first_list=first_list,
         )
-        if diffs is None:
-            replay = _Replay(db, warehouse.edition_contents(db, federation, checked.get_column("edition").to_list(),
-                                                            list_name=list_name, first_list=first_list))
     if diffs is None:
-        diffs = _diffs_one_by_one(federation, rated, config, changes, names, checked, replay, corrections_all)
+        diffs = _diffs_one_by_one(federation, rated, config, changes, names, checked, replay(numbers),
+                                  corrections_all)
     lists: dict[str, pl.DataFrame | warehouse.ListLines] = {}
     if new_points:
         assert first_state is not None
