@@ -181,6 +181,14 @@ def _content(lines: pl.DataFrame, full: bool, federation: str) -> pl.DataFrame:
     return conform(out.with_columns(pl.lit(federation).alias("federation")), RATING_LIST_SCHEMA)
 
 
+def _starts_at(edition: int, lines: str | None, base_edition: int | None) -> tuple[bool, int]:
+    """Whether an edition is stored in full (null ``lines``: published before revision 0006),
+    and the edition its lines start from: its own when full, else its ``base_edition``
+    (0: the list's first edition)."""
+    full = (lines or "full") == "full"
+    return full, edition if full else int(base_edition or 0)
+
+
 def _next_edition(conn: Any, federation: str) -> int:
     """The next edition number: after the latest published, else after the seeded list's edition."""
     latest = conn.execute(sa.select(sa.func.max(_RL.c.edition)).where(_RL.c.federation == federation)).scalar()
@@ -284,8 +292,7 @@ def _tip(conn: Connection, federation: str, list_name: str | None) -> _Tip:
     ).first()
     if row is None:
         return _Tip(False, 0, "", None)
-    full = (row.lines or "full") == "full"
-    base = int(row.edition) if full else int(row.base_edition or 0)
+    _, base = _starts_at(int(row.edition), row.lines, row.base_edition)
     return _Tip(True, base, str(row.content_sha256), _read_edition(conn, federation, list_name, int(row.edition)))
 
 
@@ -325,11 +332,13 @@ def publish_editions(engine: Engine, federation: str, editions: Sequence[Edition
                 tip = tips[e.list_name] = _tip(conn, federation, e.list_name)
             if e.lines is not None:
                 stored = e.lines
+                content = None if stored.rating_list is None else _own(
+                    stored.rating_list, RATING_LIST_SCHEMA, federation, "rating list")
             else:
-                rows = _own(e.rating_list, RATING_LIST_SCHEMA, federation, "rating list")
+                content = _own(e.rating_list, RATING_LIST_SCHEMA, federation, "rating list")
                 if tip.exists and tip.content is None:
                     raise ValueError(f"edition {edition} has no lines and follows an edition known only by its lines")
-                stored = list_lines(tip.content if tip.exists else None, rows)
+                stored = list_lines(tip.content if tip.exists else None, content)
             if stored.full:
                 base = edition
                 sha = frame_sha256(_content(stored.lines, True, federation))
@@ -337,9 +346,7 @@ def publish_editions(engine: Engine, federation: str, editions: Sequence[Edition
                 base = tip.base if tip.exists else 0
                 # Chained: this edition's lines after the checksum of the edition they follow.
                 sha = hashlib.sha256((tip.sha + stored.lines.write_csv()).encode()).hexdigest()
-            content = stored.rating_list if stored.rating_list is not None else e.rating_list
-            tips[e.list_name] = _Tip(True, base, sha, None if content is None else
-                                     _own(content, RATING_LIST_SCHEMA, federation, "rating list"))
+            tips[e.list_name] = _Tip(True, base, sha, content)
             heads.append({
                 "id": list_id, "federation": federation, "edition": edition, "as_of": e.as_of,
                 "published_at": now, "n_players": stored.n_players, "content_sha256": sha,
@@ -435,8 +442,7 @@ def _read_edition(conn: Connection, federation: str, stored_name: str | None, ed
         sa.select(_RL.c.lines, _RL.c.base_edition)
         .where(_RL.c.federation == federation, _RL.c.edition == edition)
     ).one()
-    full = (head.lines or "full") == "full"
-    first = edition if full else int(head.base_edition or 0)
+    full, first = _starts_at(edition, head.lines, head.base_edition)
     where = (_RL.c.federation == federation) & _same_list(stored_name)
     return _content(_lines(conn, where, first, edition), full, federation)
 
@@ -460,10 +466,8 @@ def edition_contents(
             .where(where, _RL.c.edition <= max(todo)).order_by(_RL.c.edition),
             {"edition": pl.Int64(), "lines": pl.Utf8(), "base_edition": pl.Int64()},
         )
-        starts = heads.filter(pl.col("edition").is_in(sorted(todo))).select(
-            pl.when(pl.col("lines") == "full").then(pl.col("edition")).otherwise(pl.col("base_edition").fill_null(0))
-        ).to_series()
-        start = int(starts.min()) if starts.len() else 0  # type: ignore[arg-type]
+        start = min((_starts_at(*row)[1] for row in heads.filter(pl.col("edition").is_in(sorted(todo))).iter_rows()),
+                    default=0)
         lines = _lines(conn, where, start, max(todo))
     kinds = dict(heads.filter(pl.col("edition") >= start).select("edition", "lines").iter_rows())
     first = min(todo)
