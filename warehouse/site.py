@@ -12,6 +12,7 @@ and are otherwise empty, so the site shows them as soon as they land.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, cast
 
 import polars as pl
@@ -138,17 +139,18 @@ def site_editions(engine: Engine, federation: str) -> pl.DataFrame:
         return read_frame(conn, query, schema)
 
 
-def site_entries(engine: Engine, federation: str) -> pl.DataFrame:
-    """Every line of every edition of ``federation`` (ENTRIES_SCHEMA), by edition and position.
+def site_entries(engine: Engine, federation: str, *, editions: Collection[int] | None = None) -> pl.DataFrame:
+    """Every line of every edition of ``federation`` (ENTRIES_SCHEMA), by edition and position;
+    ``editions``: those editions only.
 
     Editions store their changes (:mod:`warehouse.editions`): each list's lines are read
     once and its editions replayed in order.
     """
+    query = sa.select(_RL.id, _RL.edition, _RL.list_name).where(_RL.federation == federation)
+    if editions is not None:
+        query = query.where(_RL.edition.in_(sorted(editions)))
     with engine.connect() as conn:
-        heads = read_frame(
-            conn, sa.select(_RL.id, _RL.edition, _RL.list_name).where(_RL.federation == federation),
-            {"list_id": pl.Int64(), "edition": pl.Int64(), "list_name": pl.Utf8()},
-        )
+        heads = read_frame(conn, query, {"list_id": pl.Int64(), "edition": pl.Int64(), "list_name": pl.Utf8()})
     ids = dict(heads.select("edition", "list_id").iter_rows())
     parts: list[pl.DataFrame] = []
     for stored_name, numbers in heads.group_by("list_name").agg("edition").iter_rows():

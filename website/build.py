@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 from markupsafe import Markup
 
-import warehouse
 from warehouse import site as queries
 from website.errors import SiteError
 from website.fragments import (
@@ -339,16 +338,7 @@ def _recent_editions(
     force on the edition before, the newest of ``lines`` before it."""
     recent = editions.join(index, on="list_id").sort("ed", descending=True).filter(
         (pl.col("n_players").cum_sum() <= FULL_LINES) | (pl.int_range(pl.len()) == 0))
-    list_ids = dict(recent.select("edition", "list_id").iter_rows())
-    parts: list[pl.DataFrame] = []
-    for stored_name, numbers in recent.group_by("list_name").agg("edition").iter_rows():
-        # The list as stored: null names the federation's first list.
-        for edition, rows in warehouse.edition_contents(engine, federation, numbers, list_name=stored_name):
-            parts.append(rows.with_columns(
-                pl.lit(list_ids[edition], pl.Int64).alias("list_id"),
-                pl.int_range(1, rows.height + 1, dtype=pl.Int64).alias("position"),
-            ))
-    entries = (pl.concat(parts, how="vertical_relaxed").select(list(queries.ENTRIES_SCHEMA))
+    entries = (queries.site_entries(engine, federation, editions=recent.get_column("edition").to_list())
                .join(index, on="list_id", how="inner").sort("ed", "position"))
     before = lines.select("player_id", "ed", pl.col("rating").alias("prev_rating"),
                           pl.col("removed").not_().alias("was_listed"))
