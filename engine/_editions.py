@@ -137,6 +137,29 @@ def state_from_seed(seed: pl.DataFrame) -> pl.DataFrame:
     return conform(seed, RATINGS_SCHEMA).unique(subset="player_id", keep="last", maintain_order=True)
 
 
+def _season_of(day: pl.Expr, config: Mapping[str, Any] | None) -> pl.Expr:
+    """:func:`barruf.season_start_year` of each date: the year its AJUSC season began.
+
+    Examples
+    --------
+    >>> pl.select(_season_of(pl.lit(date(2025, 8, 31)), None), _season_of(pl.lit(date(2025, 9, 1)), None).alias("b")).row(0)
+    (2024, 2025)
+    """
+    month, first = barruf.BarrufParameters.from_config(config).season_start
+    before = (day.dt.month() < month) | ((day.dt.month() == month) & (day.dt.day() < first))
+    return day.dt.year().cast(pl.Int64) - before.cast(pl.Int64)
+
+
+def _season_in(label: pl.Expr) -> pl.Expr:
+    """The year a season label (``"2024-25"``) began; null for anything else."""
+    return label.str.extract(r"^(\d{4})", 1).cast(pl.Int64, strict=False)
+
+
+def _season_label(year: pl.Expr) -> pl.Expr:
+    """:func:`barruf.season_label` of each year: ``2024`` -> ``"2024-25"``."""
+    return pl.format("{}-{}", year, ((year + 1) % 100).cast(pl.Utf8).str.zfill(2))
+
+
 def advance_state(
     federation: str, state: pl.DataFrame, changes: pl.DataFrame, *, config: Mapping[str, Any] | None = None
 ) -> pl.DataFrame:
@@ -169,12 +192,8 @@ def advance_state(
         pl.col("end_date").cast(pl.Date).max().alias("_end"),
     )
     if system == "barruf":
-        season_start = barruf.BarrufParameters.from_config(config).season_start
-        years = [barruf.season_start_year(d, season_start) for d in agg["_end"].to_list()]
-        agg = agg.with_columns(pl.Series("_year", years, dtype=pl.Int64))
-        old_year = pl.col("last_played").str.extract(r"^(\d{4})", 1).cast(pl.Int64, strict=False)
-        year = pl.max_horizontal(pl.col("_year"), old_year)
-        played = pl.format("{}-{}", year, ((year + 1) % 100).cast(pl.Utf8).str.zfill(2))
+        agg = agg.with_columns(_season_of(pl.col("_end"), config).alias("_year"))
+        played = _season_label(pl.max_horizontal(pl.col("_year"), _season_in(pl.col("last_played"))))
     else:
         played = pl.col("_end").dt.strftime("%Y-%m-%d")
     as_of = agg["_end"].max()
@@ -297,13 +316,9 @@ def list_changes(
         (pl.col("_games0").fill_null(0) + pl.col("_games").cum_sum().over(by_player)).alias("games"),
     )
     if system_for(federation, config) == "barruf":
-        season_start = barruf.BarrufParameters.from_config(config).season_start
-        year = pl.col("_end").map_elements(lambda d: barruf.season_start_year(d, season_start), return_dtype=pl.Int64)
-        state = state.with_columns(year.alias("_year"))
-        old = pl.col("_played0").str.extract(r"^(\d{4})", 1).cast(pl.Int64, strict=False)
-        year_now = pl.max_horizontal(pl.col("_year").cum_max().over(by_player), old)
-        state = state.with_columns(
-            pl.format("{}-{}", year_now, ((year_now + 1) % 100).cast(pl.Utf8).str.zfill(2)).alias("last_played"))
+        state = state.with_columns(_season_of(pl.col("_end"), config).alias("_year"))
+        year_now = pl.max_horizontal(pl.col("_year").cum_max().over(by_player), _season_in(pl.col("_played0")))
+        state = state.with_columns(_season_label(year_now).alias("last_played"))
     else:
         state = state.with_columns(pl.col("_end").dt.strftime("%Y-%m-%d").alias("last_played"))
     if names is not None and names.height:
