@@ -15,16 +15,23 @@ and from any static host)::
 Pages are written only when their content changed (so a static host, rsync or
 a browser cache sees only the pages a night touched), and pages of players or
 competitions that no longer exist are removed.
+
+A page is rendered only when its inputs changed: ``.pages.json`` in the site
+folder records, for each page, a digest of what it was rendered from (its rows,
+the templates and this code); a page whose digest is the same and whose file is
+there is left as it is. Delete ``.pages.json`` to render every page again.
 """
 
 from __future__ import annotations
 
 import functools
 import gc
+import hashlib
 import json
 import math
 import multiprocessing
 import shutil
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -69,6 +76,7 @@ class SiteResult:
     federations: list[str] = field(default_factory=list)
     pages: int = 0                              #: pages generated
     written: int = 0                            #: pages whose content changed (written)
+    rendered: int = 0                           #: pages rendered (the others' inputs had not changed)
     removed: int = 0                            #: stale pages removed
     players: dict[str, int] = field(default_factory=dict)       #: federation -> player cards
     competitions: dict[str, int] = field(default_factory=dict)  #: federation -> competition pages
@@ -139,23 +147,48 @@ def fmt_num(value: float | None, digits: int = 2) -> str:
 class _Writer:
     """Writes pages under ``root``, only when their bytes differ from what is there."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, keys: Mapping[str, str] | None = None) -> None:
         self.root = root.resolve()
         self.pages = 0
         self.written = 0
+        #: Pages rendered (the others were left as they were: same inputs, file there).
+        self.rendered = 0
         self.seen: set[Path] = set()
+        #: The digest of each page's inputs when it was last rendered (the manifest read at the start) ...
+        self.old_keys: Mapping[str, str] = keys or {}
+        #: ... and now, for the pages written with :meth:`write_keyed` in this run.
+        self.keys: dict[str, str] = {}
         #: Set while cards render in forked children: each child writes through its own writer.
         self.delegate: list[Any] | None = None
+
+    def _path(self, relative: str) -> Path:
+        # Every name comes from page_name() (one component, never ``..``); this is the belt to its braces.
+        parts = relative.split("/")
+        if any(part in ("", ".", "..") or "\\" in part for part in parts):
+            raise SiteError(f"page {relative!r} would be written outside the site folder {self.root}")
+        return self.root.joinpath(*parts)
+
+    def write_keyed(self, relative: str, key: str, render: Callable[[], str]) -> None:
+        """Write the page ``render()`` makes, unless it was made from the same inputs (``key``, a
+        :func:`_digest` of everything ``render`` reads) last time and its file is still there."""
+        if self.delegate is not None and self.delegate[0] is not None:
+            self.delegate[0].write_keyed(relative, key, render)
+            return
+        self.keys[relative] = key
+        if self.old_keys.get(relative) == key:
+            path = self._path(relative)
+            if path.is_file():
+                self.pages += 1
+                self.seen.add(path)
+                return
+        self.write(relative, render())
 
     def write(self, relative: str, text: str) -> None:
         if self.delegate is not None and self.delegate[0] is not None:
             self.delegate[0].write(relative, text)
             return
-        # Every name comes from page_name() (one component, never ``..``); this is the belt to its braces.
-        parts = relative.split("/")
-        if any(part in ("", ".", "..") or "\\" in part for part in parts):
-            raise SiteError(f"page {relative!r} would be written outside the site folder {self.root}")
-        path = self.root.joinpath(*parts)
+        path = self._path(relative)
+        self.rendered += 1
         data = text.encode("utf-8")
         self.pages += 1
         self.seen.add(path)
@@ -177,6 +210,52 @@ class _Writer:
                     page.unlink()
                     removed += 1
         return removed
+
+
+#: The site's manifest: the digest of each page's inputs (see the module's docstring).
+MANIFEST = ".pages.json"
+
+
+@functools.cache
+def _code_key() -> str:
+    """A digest of what turns inputs into pages: this package's code and templates, and Python's
+    version (its formatting of numbers). A change to any of them renders every page again."""
+    digest = hashlib.blake2b(sys.version.encode(), digest_size=16)
+    here = Path(__file__).resolve().parent
+    for path in sorted([*here.glob("*.py"), *(here / "templates").glob("*.html")]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _digest(*inputs: Any) -> str:
+    """A digest of a page's inputs: the ``repr`` of plain values (str, numbers, dates, None, and
+    tuples, lists and dicts of them), which is the same for equal values in every run."""
+    return hashlib.blake2b(repr(inputs).encode("utf-8"), digest_size=16).hexdigest()
+
+
+def _read_manifest(out: Path) -> dict[str, str]:
+    """The manifest's page digests, or none (every page renders) when it is missing, unreadable or
+    was written by other code or templates."""
+    try:
+        manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(manifest, dict) or manifest.get("code") != _code_key() or not isinstance(
+            manifest.get("pages"), dict):
+        return {}
+    return {str(k): str(v) for k, v in manifest["pages"].items()}
+
+
+def _write_manifest(out: Path, old: Mapping[str, str], writer: _Writer, rebuilt: Sequence[str]) -> None:
+    """Keep the digests of federations not generated now, replace those of ``rebuilt`` (folders) with
+    this run's; written to a temporary file first, so a crash leaves the previous manifest."""
+    prefixes = tuple(f"{folder}/" for folder in rebuilt)
+    pages = {k: v for k, v in old.items() if not k.startswith(prefixes)}
+    pages.update(writer.keys)
+    temporary = out / f"{MANIFEST}.tmp"
+    temporary.write_text(json.dumps({"code": _code_key(), "pages": dict(sorted(pages.items()))},
+                                    separators=(",", ":")), encoding="utf-8")
+    temporary.replace(out / MANIFEST)
 
 
 def _json_block(payload: Mapping[str, Any]) -> Markup:
@@ -402,6 +481,11 @@ def _left_at_full(stored: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: Columns of an edition or a competition that no page made with a digest shows (the archive shows
+#: the day of ``published_at``, the index the last load): a re-run that publishes the same figures
+#: stamps them anew.
+_UNSHOWN = frozenset({"published_at", "load_id"})
+
 #: Edition columns that are bookkeeping, not something a reader of the list needs.
 _INTERNAL_EDITION_COLUMNS = frozenset({"covers", "list_id"})
 
@@ -460,19 +544,19 @@ PARALLEL_FROM = 2_000
 _CHUNK = 1_000
 
 #: The jobs the forked renderers run (set just before the fork, read by the children).
-_JOBS: tuple[Sequence[Callable[[], None]], Path] | None = None
+_JOBS: tuple[Sequence[Callable[[], None]], _Writer] | None = None
 
 #: The child's own writer, which the jobs (closures over the parent's writer) are pointed at.
 _CHILD_WRITER: list[Any] = [None]
 
 
-def _run_job(index: int) -> tuple[int, int, list[str]]:
+def _run_job(index: int) -> tuple[int, int, int, list[str], dict[str, str]]:
     """In a forked child: run job ``index`` through a writer of its own; report what it wrote."""
     assert _JOBS is not None
-    jobs, root = _JOBS
-    writer = _CHILD_WRITER[0] = _Writer(root)
+    jobs, parent = _JOBS
+    writer = _CHILD_WRITER[0] = _Writer(parent.root, parent.old_keys)
     jobs[index]()
-    return writer.pages, writer.written, [str(p) for p in writer.seen]
+    return writer.pages, writer.written, writer.rendered, [str(p) for p in writer.seen], writer.keys
 
 
 def _run_jobs(jobs: Sequence[Callable[[], None]], writer: _Writer, workers: int) -> None:
@@ -489,16 +573,18 @@ def _run_jobs(jobs: Sequence[Callable[[], None]], writer: _Writer, workers: int)
         for job in jobs:
             job()
         return
-    _JOBS = (jobs, writer.root)
+    _JOBS = (jobs, writer)
     writer.delegate = _CHILD_WRITER
     gc.collect()
     gc.freeze()
     try:
         with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
-            for pages, written, seen in pool.imap_unordered(_run_job, range(len(jobs))):
+            for pages, written, rendered, seen, keys in pool.imap_unordered(_run_job, range(len(jobs))):
                 writer.pages += pages
                 writer.written += written
+                writer.rendered += rendered
                 writer.seen.update(Path(p) for p in seen)
+                writer.keys.update(keys)
     finally:
         gc.unfreeze()
         _JOBS = None
@@ -550,7 +636,8 @@ def _render_federation(
                                                                            strict=True)]
 
     latest = editions[-1] if editions else None
-    on_latest = {r["player_id"]: r for r in rows_of(latest["index"])} if latest else {}
+    current_rows = rows_of(latest["index"]) if latest else []
+    on_latest = {r["player_id"]: r for r in current_rows}
     # Large-archive mode: editions not in fed.entries show their own lines (the changes), cards the
     # player's own lines.
     by_change = fed.lines is not None
@@ -558,8 +645,10 @@ def _render_federation(
     changed_on = _Grouped(own, ["ed"], _LIST_COLUMNS) if by_change else {}
     labels = [e["edition"] for e in editions]
     dates = [e["as_of"].isoformat() for e in editions]
+    # What every page of the federation shows of it; ``latest`` goes only to the pages that show it.
     common = {"federation": fed.federation, "dir": base, "fed_name": fed.info.get("name") or fed.federation,
-              "info": fed.info, "latest": latest}
+              "info": fed.info}
+    stable = _digest(_code_key(), common)
     diffs = {e["index"]: _corrections_for(fed.corrections, e) if fed.corrections is not None else None
              for e in editions}
     player_names = {pid: p.get("name") for pid, p in fed.players.items()}
@@ -579,47 +668,78 @@ def _render_federation(
                                                                      "competition.html"))
     clock.lap("prepare")
 
+    # Each page is written with a digest of what it is rendered from (Writer.write_keyed): the rows
+    # it shows, the names it links, and ``stable``. Everything its render reads is in that digest.
+    def known_names(ids: Iterable[str | None]) -> dict[str, str | None]:
+        return {pid: player_names.get(pid) for pid in ids if pid is not None}
+
+    def shown(row: Mapping[str, Any]) -> dict[str, Any]:
+        """An edition or a competition without its bookkeeping (:data:`_UNSHOWN`), which no page made
+        with a digest shows, so that a re-run that publishes the same figures renders nothing again."""
+        return {k: v for k, v in row.items() if k not in _UNSHOWN}
+
     # Editions: one page each, and the current one again as the federation's list.
     def render_edition(e: dict[str, Any], *, as_list: bool = False) -> None:
         in_full = not by_change or e["index"] in slices
         rows = rows_of(e["index"]) if in_full else [dict(zip(_LIST_COLUMNS, row, strict=True))
                                                     for row in changed_on.get(e["index"], [])]
-        ctx = {**common, "edition": e, "categories": sorted({r["category"] for r in rows if r["category"]}),
+        ctx = {**common, "edition": shown(e), "categories": sorted({r["category"] for r in rows if r["category"]}),
                "statuses": [s for s in (*STATUS_ORDER, LEFT) if any(r["status"] == s for r in rows)],
                "extra_columns": extra_columns, "is_current": e is latest, "changes_only": not in_full}
+        names = known_names(r["player_id"] for r in rows)
         if as_list:
-            writer.write(f"{base}/index.html", edition_page.render(
-                root="../", **ctx, previous=editions[-2] if len(editions) > 1 else None,
-                rows=list_rows(rows, names_top), corrections=None, is_list=True))
+            previous = shown(editions[-2]) if len(editions) > 1 else None
+            writer.write_keyed(f"{base}/index.html", _digest(stable, "list", ctx, previous, rows, names),
+                               lambda: edition_page.render(root="../", **ctx, previous=previous,
+                                                           rows=list_rows(rows, names_top), corrections=None,
+                                                           is_list=True))
         else:
-            writer.write(f"{base}/editions/{e['edition']}.html", edition_page.render(
-                root="../../", **ctx, previous=editions[e["index"] - 1] if e["index"] else None,
-                rows=list_rows(rows, names_deep, ranked=in_full), corrections=diffs[e["index"]]))
+            previous = shown(editions[e["index"] - 1]) if e["index"] else None
+            corrections = diffs[e["index"]]
+            writer.write_keyed(f"{base}/editions/{e['edition']}.html",
+                               _digest(stable, "edition", ctx, previous, rows, names, corrections),
+                               lambda: edition_page.render(root="../../", **ctx, previous=previous,
+                                                           rows=list_rows(rows, names_deep, ranked=in_full),
+                                                           corrections=corrections))
 
     # Player cards.
     def render_card(player_id: str) -> None:
         listed = history.get(player_id, [])
         if by_change:
             # The editions where the player's line changed; a removed line (no rating) ends a stretch.
+            # The card shows no figure of the current edition (its rank there comes from ranks.js), so
+            # it changes only when the player's own lines, competitions or games do.
             mine = [row[0] for row in listed]
             series: list[float | None] = [row[1] for row in listed]
             chart_labels, chart_dates = [labels[i] for i in mine], [dates[i] for i in mine]
+            line = dict(zip(ENTRY_COLUMNS, listed[-1], strict=True)) if listed else None
+            figures: dict[str, Any] = {"line": line, "left": bool(line and line["status"] == LEFT),
+                                       "last": shown(editions[mine[-1]]) if mine else None}
         else:
             series = [None] * len(editions)
             for row in listed:
                 series[row[0]] = row[1]
             chart_labels, chart_dates = labels, dates
+            figures = {"latest": shown(latest) if latest else None, "current": on_latest.get(player_id)}
         known = fed.players.get(player_id, {})
         name = known.get("name") or player_names.get(player_id) or player_id
         chart = {"kind": "history", "target": "history-chart", "labels": chart_labels, "dates": chart_dates,
                  "ratings": series, "label": f"Rating of {name} by edition"}
-        writer.write(f"{base}/players/{page_name(player_id)}", card.render(
-            root="../../", **common, player_id=player_id, name=name, known=known,
-            current=on_latest.get(player_id), by_change=by_change,
-            editions_table=edition_rows(listed[::-1], cells),
-            competitions_html=competition_sections(fed.changes.get(player_id, []), competitions,
-                                                   fed.explanations, player_id, names_card),
-            chart=_json_block(chart), points=sum(v is not None for v in series)))
+        rated = fed.changes.get(player_id, [])
+        played = {c["competition_id"]: shown(competitions.get(c["competition_id"], {})) for c in rated}
+        games = {(player_id, c["competition_id"], c["period"]): fed.explanations.get(
+            (player_id, c["competition_id"], c["period"]), ()) for c in rated}
+        opponents = known_names(g[1] for listed_games in games.values() for g in listed_games)
+        row_cells = [cells[row[0]] for row in listed]
+        writer.write_keyed(
+            f"{base}/players/{page_name(player_id)}",
+            _digest(stable, "card", player_id, name, known, figures, listed, row_cells, chart, rated, played, games,
+                    opponents),
+            lambda: card.render(
+                root="../../", **common, **figures, player_id=player_id, name=name, known=known,
+                by_change=by_change, editions_table=edition_rows(listed[::-1], cells),
+                competitions_html=competition_sections(rated, played, games, player_id, names_card),
+                chart=_json_block(chart), points=sum(v is not None for v in series)))
 
     # Competition pages: the organiser's report and the changes it produced.
     def render_competition(comp: dict[str, Any]) -> None:
@@ -633,9 +753,13 @@ def _render_federation(
         status = comp["status"]
         if status == "accepted" and "exclude" in severities:
             status = "accepted_with_exclusions"
-        writer.write(f"{base}/competitions/{page_name(cid)}", competition_page.render(
-            root="../../", **common, comp=comp, status=status, findings=findings, changes=bool(changes),
-            has_period=has_period, change_rows=change_rows(changes, names_deep, period=has_period)))
+        names = known_names(c["player_id"] for c in changes)
+        writer.write_keyed(
+            f"{base}/competitions/{page_name(cid)}",
+            _digest(stable, "competition", shown(comp), status, findings, changes, names),
+            lambda: competition_page.render(
+                root="../../", **common, comp=shown(comp), status=status, findings=findings, changes=bool(changes),
+                has_period=has_period, change_rows=change_rows(changes, names_deep, period=has_period)))
 
     def chunks(items: Sequence[Any], render: Callable[[Any], None]) -> list[Callable[[], None]]:
         return [functools.partial(_each, render, items[i:i + _CHUNK]) for i in range(0, len(items), _CHUNK)]
@@ -644,6 +768,9 @@ def _render_federation(
     if latest is not None:
         jobs.append(functools.partial(render_edition, latest, as_list=True))
     jobs += chunks(player_ids, render_card) + chunks(fed.competitions, render_competition)
+    if by_change:
+        # The cards' rank on the current edition (site.js fills it in): one file a night, not every card.
+        writer.write(f"{base}/ranks.js", _ranks_script(latest, current_rows))
     _run_jobs(jobs, writer, workers if len(player_ids) >= PARALLEL_FROM else 1)
     clock.lap("pages")
     writer.write(f"{base}/editions/index.html", _template("archive.html").render(
@@ -660,7 +787,6 @@ def _render_federation(
     result.removed += writer.prune(root / "editions")
 
     # Overview: distribution on the current edition, activity by month.
-    current_rows = rows_of(latest["index"]) if latest else []
     hist = _histogram([r["rating"] for r in current_rows if r["rating"] is not None])
     activity: dict[str, dict[str, Any]] = {}
     for comp in fed.competitions:
@@ -676,7 +802,7 @@ def _render_federation(
     for r in current_rows:
         status_counts[r["status"] or "unrated"] += 1
     writer.write(f"{base}/overview.html", _template("overview.html").render(
-        root="../", **common, editions=editions,
+        root="../", **common, latest=latest, editions=editions,
         status_counts=[(s, status_counts[s]) for s in STATUS_ORDER if status_counts.get(s)],
         histogram=_json_block({"kind": "histogram", "target": "distribution-chart", "label":
                                "Players by rating on the current edition", **hist}),
@@ -691,8 +817,17 @@ def _render_federation(
 
     last = fed.last_load
     night = [c for c in fed.competitions if last and c["load_id"] == last["load_id"]]
-    return {**common, "dir": base, "editions": len(editions), "players": len(player_ids),
+    return {**common, "dir": base, "latest": latest, "editions": len(editions), "players": len(player_ids),
             "last_load": last, "night": night}
+
+
+def _ranks_script(latest: Mapping[str, Any] | None, rows: Sequence[Mapping[str, Any]]) -> str:
+    """``ranks.js``: the current edition and each listed player's rank on it (null: listed, no rank)."""
+    if latest is None:
+        return "window.ratingsCurrent = null;\n"
+    current = {"edition": str(latest["edition"]), "as_of": latest["as_of"].isoformat(),
+               "ranks": {r["player_id"]: r["rank"] for r in rows}}
+    return f"window.ratingsCurrent = {_json_block(current)};\n"
 
 
 def _each(render: Callable[[Any], None], items: Iterable[Any]) -> None:
@@ -764,7 +899,8 @@ def build_site(
                 f"federation {federation!r} has no published edition in the warehouse"
                 + (f" (published: {', '.join(sorted(known))})" if known else ": run `ratings run` first")
             )
-    writer = _Writer(out)
+    manifest = _read_manifest(out)
+    writer = _Writer(out, manifest)
     result = SiteResult(out=out, federations=wanted)
     static = out / "static"
     static.mkdir(exist_ok=True)
@@ -795,7 +931,8 @@ def build_site(
                            "editions": editions.height, "players": None, "last_load": None, "night": []})
     writer.write("index.html", _template("index.html").render(
         root="", federations=listed, generated=(generated or date.today()).isoformat()))
-    result.pages, result.written = writer.pages, writer.written
+    _write_manifest(out, manifest, writer, [_fed_dir(f) for f in summaries])
+    result.pages, result.written, result.rendered = writer.pages, writer.written, writer.rendered
     result.seconds = time.perf_counter() - started
     return result
 

@@ -84,16 +84,19 @@ COMPETITIONS: list[tuple[str, str, date, list[str]]] = [
 ]
 
 
-def build_small_season(url: str) -> SmallSeason:
-    """Seed, then load and publish one competition at a time (an edition each)."""
+def build_small_season(url: str, competitions: int = len(COMPETITIONS), *, loaded: int = 0) -> SmallSeason:
+    """Seed, then load and publish one competition at a time (an edition each), up to the first
+    ``competitions`` of the season. ``loaded``: the warehouse at ``url`` already holds the first
+    ``loaded`` (this call is a later night of the same season)."""
     db = warehouse.get_engine(url)
     seed = conform(pl.DataFrame({
         "federation": FED, "player_id": list(SEEDED), "name": [PLAYERS[p][0] for p in SEEDED],
         "rating": list(SEEDED.values()), "games": [120, 80, 60, 40, 30, 20, 15],
         "as_of": date(2025, 9, 1), "status": "act", "last_played": "2024-25",
     }), RATINGS_SCHEMA)
-    warehouse.load_seed(db, FED, seed, source="small.ratings.csv",
-                        source_sha256=hashlib.sha256(b"small seed").hexdigest())
+    if not loaded:
+        warehouse.load_seed(db, FED, seed, source="small.ratings.csv",
+                            source_sha256=hashlib.sha256(b"small seed").hexdigest())
     players = conform(pl.DataFrame({
         "federation": FED, "player_id": list(PLAYERS), "name": [v[0] for v in PLAYERS.values()],
         "club": [v[1] for v in PLAYERS.values()],
@@ -101,7 +104,7 @@ def build_small_season(url: str) -> SmallSeason:
     comps: list[pl.DataFrame] = []
     games: list[pl.DataFrame] = []
     done = []
-    for n, (cid, name, end, who) in enumerate(COMPETITIONS):
+    for n, (cid, name, end, who) in enumerate(COMPETITIONS[:competitions]):
         sha = hashlib.sha256(cid.encode()).hexdigest()
         source = f"{cid}.results.csv"
         comp = conform(pl.DataFrame({
@@ -118,6 +121,9 @@ def build_small_season(url: str) -> SmallSeason:
             }), FINDINGS_SCHEMA)
         comps.append(comp)
         games.append(game)
+        done.append((cid, end, who))
+        if n < loaded:
+            continue
         run = engine.rate_history(FED, pl.concat(comps), pl.concat(games), seed, players=players)
         names = players.select("player_id", pl.col("name").alias("_n"))
         ratings = (run.ratings.join(names, on="player_id", how="left")
@@ -128,7 +134,6 @@ def build_small_season(url: str) -> SmallSeason:
             FED, files, comp, players if n == 0 else empty(PLAYERS_SCHEMA), game, empty(BYES_SCHEMA), findings,
             changes=run.changes, explanations=run.explanations, ratings=ratings))
         warehouse.publish_list(db, FED, engine.rating_list(FED, ratings, as_of=end), as_of=end)
-        done.append((cid, end, who))
     db.dispose()
     return SmallSeason(url=url, competitions=done)
 

@@ -171,3 +171,34 @@ def test_the_list_reads_without_javascript(browser: Any, small_site: Path) -> No
     page.goto((small_site / FED / "players" / page_name("1")).as_uri())
     assert page.locator("#editions-table tbody tr").count() == 3   # the plot's figures, as a table
     context.close()
+
+
+def test_a_card_of_a_large_archive_shows_the_current_rank(browser: Any, small_season: SmallSeason,
+                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large archive's card does not change with the current edition: ranks.js gives the rank."""
+    import website
+    import website.build
+
+    monkeypatch.setattr(website.build, "FULL_LINES", 8)
+    out = tmp_path / "site"
+    website.build_site(warehouse.get_engine(small_season.url), out)
+    current = warehouse.rating_list(warehouse.get_engine(small_season.url), FED)
+    ranks = dict(zip(current.get_column("player_id"), current.get_column("rank"), strict=True))
+    as_of = warehouse.site.site_editions(warehouse.get_engine(small_season.url), FED).get_column("as_of")[-1]
+    context = browser.new_context()
+    context.route(lambda url: not url.startswith("file://"), lambda route: route.abort())
+    watched = Watched(context.new_page())
+    assert ranks["1"] is not None and ranks["8"] is None   # a newcomer, provisional: no rank
+    for player_id, says in (("1", f"Rank {ranks['1']} on"), ("8", "On")):
+        watched.page.goto((out / FED / "players" / page_name(player_id)).as_uri())
+        assert watched.page.locator("span.current-rank").inner_text() == (
+            f"{says} the current edition 3 ({as_of})" + ("." if ranks[player_id] else ", without a rank."))
+    watched.page.screenshot(path=str(tmp_path / "card.png"), full_page=True)
+    watched.check()
+    context.close()
+    # Without the script, the card says where the rank is.
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto((out / FED / "players" / page_name("1")).as_uri())
+    assert page.locator("span.current-rank").inner_text() == "Rank: see the current list."
+    context.close()

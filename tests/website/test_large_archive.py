@@ -3,6 +3,7 @@ editions are full lists; older editions show their changes, cards the player's o
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from pathlib import Path
 
@@ -98,3 +99,80 @@ def test_own_lines_from_changes_and_full_editions() -> None:
         (2, "b", 1420.0, None, True, "active"),           # a: the same line on the full edition 3
         (3, "a", None, None, False, "left the list"),    # not on the full edition 4
     ]
+
+
+# ------------------------------------------------------------------ night after night (issue 11)
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("full_lines", [8, website.build.FULL_LINES], ids=["large-archive", "full-lists"])
+def test_a_site_generated_night_after_night_is_the_site_generated_at_once(
+        full_lines: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pages left as they were (same inputs) and the pages rendered again make, byte for byte,
+    the site generated in one go from the last night's warehouse, the manifest included."""
+    from tests.website.conftest import COMPETITIONS, build_small_season
+
+    monkeypatch.setattr(website.build, "FULL_LINES", full_lines)
+    url = f"sqlite:///{tmp_path / 'ratings.db'}"
+    kept = tmp_path / "kept"
+    manifests = []
+    for night in range(1, len(COMPETITIONS) + 1):
+        build_small_season(url, night, loaded=night - 1)
+        website.build_site(warehouse.get_engine(url), kept, generated=date(2026, 1, 1))
+        manifests.append(json.loads((kept / website.build.MANIFEST).read_text(encoding="utf-8"))["pages"])
+    fresh = tmp_path / "fresh"
+    at_once = website.build_site(warehouse.get_engine(url), fresh, generated=date(2026, 1, 1))
+    assert _tree(kept) == _tree(fresh)
+    assert at_once.rendered == at_once.pages
+    before, after = manifests[-2:]
+    left_as_they_were = {page.removeprefix(f"{FED}/") for page in after if before.get(page) == after[page]}
+    # The third night (C-3) leaves the pages of the first two competitions and of edition 1 as they
+    # were. Every card changes: with full lists, every card charts every edition; in a large archive,
+    # a player of C-3 gets a line, and the others' lines on edition 2 lose the rank that only a full
+    # edition shows (2 is no longer the latest).
+    assert left_as_they_were == {"competitions/C-1.html", f"competitions/{page_name('C/2 <x>')}",
+                                 "editions/1.html"}
+
+
+def test_a_page_is_rendered_again_only_when_its_inputs_changed(small_season: SmallSeason, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(website.build, "FULL_LINES", 8)
+    db = warehouse.get_engine(small_season.url)
+    out = tmp_path / "site"
+    first = website.build_site(db, out, generated=date(2026, 1, 1))
+    card = out / FED / "players" / page_name("1")
+    good = card.read_bytes()
+    # The manifest trusts the pages it wrote: a page changed by hand stays while its inputs do not change.
+    card.write_text("changed by hand", encoding="utf-8")
+    again = website.build_site(db, out, generated=date(2026, 1, 1))
+    assert card.read_text(encoding="utf-8") == "changed by hand"
+    # Only the pages made without a manifest entry (the root, the archive, the overview) and
+    # ranks.js are made again; nothing else is rendered.
+    assert (again.pages, again.rendered) == (first.pages, 4)
+    # A missing page is rendered again; so is every page once the manifest is gone.
+    (out / FED / "competitions" / page_name("C-1")).unlink()
+    assert website.build_site(db, out, generated=date(2026, 1, 1)).rendered == 5
+    (out / website.build.MANIFEST).unlink()
+    assert website.build_site(db, out, generated=date(2026, 1, 1)).rendered == first.pages
+    assert card.read_bytes() == good
+    # A manifest written by other code or templates counts for nothing.
+    manifest = json.loads((out / website.build.MANIFEST).read_text(encoding="utf-8"))
+    card.write_text("changed by hand", encoding="utf-8")
+    (out / website.build.MANIFEST).write_text(json.dumps({**manifest, "code": "other"}), encoding="utf-8")
+    assert website.build_site(db, out, generated=date(2026, 1, 1)).rendered == first.pages
+    assert card.read_bytes() == good
+
+
+def test_a_card_of_a_large_archive_gets_its_rank_from_ranks_js(large_site: Path, small_season: SmallSeason) -> None:
+    db = warehouse.get_engine(small_season.url)
+    current = warehouse.rating_list(db, FED)
+    script = (large_site / FED / "ranks.js").read_text(encoding="utf-8")
+    assert script.startswith("window.ratingsCurrent = ") and script.endswith(";\n")
+    data = json.loads(script[len("window.ratingsCurrent = "):-2])
+    assert data["edition"] == "3"
+    assert data["ranks"] == dict(zip(current.get_column("player_id"), current.get_column("rank"), strict=True))
+    page = (large_site / FED / "players" / page_name("1")).read_text(encoding="utf-8")
+    assert 'class="current-rank" data-player="1"' in page and '<script src="../ranks.js">' in page
+    # Anna's line did not change on edition 3: "since edition 2".
+    assert "since edition <a href=\"../editions/2.html\">2</a>" in " ".join(page.split())

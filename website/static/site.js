@@ -117,9 +117,26 @@
     new window.Chart(canvas, settings);
   }
 
+  // A card of a large archive: the player's rank on the current edition, from <fed>/ranks.js
+  // (one file a night, so the card itself changes only when the player's own lines do).
+  function setupRank(span) {
+    var current = window.ratingsCurrent;
+    if (!current) { return; }
+    var id = span.getAttribute("data-player");
+    var edition = "the current edition " + current.edition + " (" + current.as_of + ")";
+    if (!Object.prototype.hasOwnProperty.call(current.ranks, id)) {
+      span.textContent = "Not on " + edition + ".";
+    } else if (current.ranks[id] === null) {
+      span.textContent = "On " + edition + ", without a rank.";
+    } else {
+      span.textContent = "Rank " + current.ranks[id] + " on " + edition + ".";
+    }
+  }
+
   function start() {
     Array.prototype.forEach.call(document.querySelectorAll("form.filter"), setupFilter);
     Array.prototype.forEach.call(document.querySelectorAll("script.chart-data"), setupChart);
+    Array.prototype.forEach.call(document.querySelectorAll("span.current-rank[data-player]"), setupRank);
   }
 
   if (document.readyState === "loading") {
