@@ -7,6 +7,7 @@ connection, inside the caller's transaction.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import io
 from collections.abc import Mapping, Sequence
@@ -144,9 +145,18 @@ def read_frame(
     cursor = result.cursor
     assert cursor is not None
     columns: list[list[Any]] = [[] for _ in names]
-    while chunk := cursor.fetchmany(_CHUNK):
-        for column, fetched in zip(columns, zip(*chunk, strict=True), strict=True):
-            column.extend(fetched)
+    # The cyclic garbage collector is paused while the rows arrive: each fetched row is a new tuple,
+    # and with millions of them alive, its collections rescan them all again and again (1.5M
+    # explanation rows: 11.4 s with it, 4.1 s without). Plain values and tuples make no cycle.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        while chunk := cursor.fetchmany(_CHUNK):
+            for column, fetched in zip(columns, zip(*chunk, strict=True), strict=True):
+                column.extend(fetched)
+    finally:
+        if collecting:
+            gc.enable()
     result.close()
     series = []
     for name, values in zip(names, columns, strict=True):
