@@ -10,7 +10,7 @@ the same transaction, so a crash leaves either the old state or the new one.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -31,7 +31,7 @@ from formats.schema import (
     conform,
     empty,
 )
-from warehouse.bulk import frame_sha256, insert_frame, next_id
+from warehouse.bulk import frame_sha256, insert_frame, next_id, read_frame
 from warehouse.db import write_transaction
 from warehouse.errors import BatchError
 from warehouse.models import (
@@ -286,21 +286,50 @@ def _block_digests(rows: pl.DataFrame, size: int) -> list[str]:
     return [frame_sha256(rows.slice(start, size)) for start in range(0, rows.height, size)]
 
 
+def _record_blocks(conn: Connection, federation: str, table: str, rows: pl.DataFrame, first: int,
+                   size: int | None = None, digests: Sequence[str] | None = None) -> None:
+    """Record the checksums of ``rows`` (``digests``, when already made), the stored rows of ``table``
+    from block ``first`` (of ``size`` rows, default DERIVED_BLOCK) to the end, in place of those
+    recorded from that block on."""
+    state = _T_DERIVED_STATE
+    size = DERIVED_BLOCK if size is None else size
+    digests = _block_digests(rows, size) if digests is None else digests
+    conn.execute(sa.delete(state).where(state.c.federation == federation, state.c.table_name == table,
+                                        state.c.block >= first))
+    insert_frame(
+        conn, state,
+        pl.DataFrame({
+            "federation": federation, "table_name": table,
+            "block": pl.Series(range(first, first + len(digests)), dtype=pl.Int64),
+            "content_sha256": pl.Series(list(digests), dtype=pl.Utf8),
+            "n_rows": pl.Series([min(size, rows.height - i * size) for i in range(len(digests))], dtype=pl.Int64),
+        }),
+    )
+
+
 def _replace_tail(
     conn: Connection, federation: str, rows: pl.DataFrame, table: sa.Table, offset: int
 ) -> None:
     """Keep the rows before ``offset``, replace the rest with ``rows`` (an incremental run).
 
-    The checksums of the blocks from the first one touched are dropped: a later full
-    write recomputes them (and rewrites from there, which is always correct).
+    The checksums of the blocks from the first one touched are recomputed, over the
+    rows kept in that block (read back) and the new ones: ``derived_state`` then
+    describes the stored rows as a full write would, so a later full write rewrites
+    only from the first block that differs, and the site can tell from which row the
+    derived tables changed (``warehouse.site.site_derived_blocks``).
     """
-    state = _T_DERIVED_STATE
+    first = offset // DERIVED_BLOCK
     conn.execute(sa.delete(table).where(table.c.federation == federation, table.c.seq >= offset))
-    insert_frame(conn, table, rows.with_columns((pl.col("seq") + offset).alias("seq")))
-    conn.execute(
-        sa.delete(state).where(state.c.federation == federation, state.c.table_name == table.name,
-                               state.c.block >= offset // DERIVED_BLOCK)
+    new = rows.with_columns((pl.col("seq") + offset).alias("seq"))
+    insert_frame(conn, table, new)
+    kept = read_frame(
+        conn,
+        sa.select(*(table.c[c] for c in rows.columns))
+        .where(table.c.federation == federation, table.c.seq >= first * DERIVED_BLOCK, table.c.seq < offset)
+        .order_by(table.c.seq),
+        dict(rows.schema),
     )
+    _record_blocks(conn, federation, table.name, pl.concat([kept, new]), first)
 
 
 def _record_basis(conn: Connection, federation: str, basis: str | None) -> None:
@@ -377,20 +406,7 @@ def _replace_derived(
             conn.execute(sa.delete(table).where(table.c.federation == federation))
             insert_frame(conn, table, rows)
             first = 0
-        conn.execute(
-            sa.delete(state).where(state.c.federation == federation, state.c.table_name == table.name,
-                                   state.c.block >= first)
-        )
-        insert_frame(
-            conn, state,
-            pl.DataFrame({
-                "federation": federation, "table_name": table.name,
-                "block": pl.Series(range(first, len(digests)), dtype=pl.Int64),
-                "content_sha256": pl.Series(digests[first:], dtype=pl.Utf8),
-                "n_rows": pl.Series([min(size, rows.height - i * size) for i in range(first, len(digests))],
-                                    dtype=pl.Int64),
-            }),
-        )
+        _record_blocks(conn, federation, table.name, rows.slice(first * size), first, size, digests[first:])
 
 
 def _check_competitions(federation: str, competitions: pl.DataFrame, statuses: pl.Series) -> pl.DataFrame:
@@ -654,8 +670,6 @@ def pending_publications(engine: Engine, federation: str | None = None) -> dict[
 def published_by(engine: Engine, federation: str, load_ids: list[int]) -> tuple[list[str], pl.DataFrame]:
     """What loads ``load_ids`` bring to publish: their competitions (ids, in load order) and
     the findings of their files that no competition holds (FINDINGS_SCHEMA)."""
-    from warehouse.bulk import read_frame
-
     ids = [i for i in load_ids if i]
     if not ids:
         return [], empty(FINDINGS_SCHEMA)

@@ -43,8 +43,10 @@ __all__ = [
     "site_changes",
     "site_competitions",
     "site_corrections",
+    "site_derived_blocks",
     "site_editions",
     "site_entries",
+    "site_explained_from",
     "site_explanations",
     "site_federations",
     "site_findings",
@@ -303,11 +305,48 @@ _EXPLANATIONS_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def site_explanations(engine: Engine, federation: str) -> pl.DataFrame:
-    """Every game-by-game explanation of ``federation``, in rating order (``seq``)."""
+#: Player ids per query when explanations are read for some players (an ``IN`` list; SQLite allows
+#: 32,766 parameters).
+_IDS_PER_QUERY = 10_000
+
+
+def site_explanations(engine: Engine, federation: str, players: Collection[str] | None = None) -> pl.DataFrame:
+    """The game-by-game explanations of ``federation`` (of ``players`` only, when given), in rating
+    order (``seq``)."""
     query = sa.select(*(_X[k] for k in _EXPLANATIONS_SCHEMA)).where(_X.federation == federation).order_by(_X.seq)
     with engine.connect() as conn:
-        return read_frame(conn, query, _EXPLANATIONS_SCHEMA)
+        if players is None:
+            return read_frame(conn, query, _EXPLANATIONS_SCHEMA)
+        ids = sorted(players)
+        parts = [read_frame(conn, query.where(_X.player_id.in_(ids[i:i + _IDS_PER_QUERY])), _EXPLANATIONS_SCHEMA)
+                 for i in range(0, len(ids), _IDS_PER_QUERY)]
+    return pl.concat(parts).sort("seq") if parts else pl.DataFrame(schema=_EXPLANATIONS_SCHEMA)
+
+
+def site_derived_blocks(engine: Engine, federation: str, table: str = "explanations") -> list[tuple[str, int]] | None:
+    """The checksum and row count of each block of ``table``'s rows of ``federation`` (``derived_state``,
+    in block order), when they describe every stored row: blocks 0..n-1, as many rows as the table
+    holds. Else None (a warehouse written before the loader recorded them for incremental runs)."""
+    state = sa.table("derived_state", sa.column("federation"), sa.column("table_name"), sa.column("block"),
+                     sa.column("content_sha256"), sa.column("n_rows"))
+    stored = sa.table(table, sa.column("federation"))
+    with engine.connect() as conn:
+        blocks = conn.execute(
+            sa.select(state.c.block, state.c.content_sha256, state.c.n_rows)
+            .where(state.c.federation == federation, state.c.table_name == table).order_by(state.c.block)
+        ).all()
+        rows = conn.execute(sa.select(sa.func.count()).select_from(stored)
+                            .where(stored.c.federation == federation)).scalar_one()
+    if [b for b, _, _ in blocks] != list(range(len(blocks))) or sum(n for _, _, n in blocks) != rows:
+        return None
+    return [(digest, n) for _, digest, n in blocks]
+
+
+def site_explained_from(engine: Engine, federation: str, seq: int) -> set[str]:
+    """The players with an explanation row at ``seq`` or later."""
+    with engine.connect() as conn:
+        return set(conn.execute(sa.select(_X.player_id).distinct()
+                                .where(_X.federation == federation, _X.seq >= seq)).scalars())
 
 
 def site_last_load(engine: Engine, federation: str) -> dict[str, Any] | None:

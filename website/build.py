@@ -168,6 +168,15 @@ class _Writer:
             raise SiteError(f"page {relative!r} would be written outside the site folder {self.root}")
         return self.root.joinpath(*parts)
 
+    def exists(self, relative: str) -> bool:
+        return self._path(relative).is_file()
+
+    def keep(self, relative: str, key: str) -> None:
+        """Leave page ``relative`` as it is (not rendered: its inputs, ``key``, did not change)."""
+        self.pages += 1
+        self.seen.add(self._path(relative))
+        self.keys[relative] = key
+
     def write_keyed(self, relative: str, key: str, render: Callable[[], str]) -> None:
         """Write the page ``render()`` makes, unless it was made from the same inputs (``key``, a
         :func:`_digest` of everything ``render`` reads) last time and its file is still there."""
@@ -233,28 +242,34 @@ def _digest(*inputs: Any) -> str:
     return hashlib.blake2b(repr(inputs).encode("utf-8"), digest_size=16).hexdigest()
 
 
-def _read_manifest(out: Path) -> dict[str, str]:
-    """The manifest's page digests, or none (every page renders) when it is missing, unreadable or
-    was written by other code or templates."""
+def _read_manifest(out: Path) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """The manifest's page digests and each federation's state when its pages were generated (see
+    :func:`_plan_cards`), or none (every page renders) when it is missing, unreadable or was
+    written by other code or templates."""
     try:
         manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}
+        return {}, {}
     if not isinstance(manifest, dict) or manifest.get("code") != _code_key() or not isinstance(
-            manifest.get("pages"), dict):
-        return {}
-    return {str(k): str(v) for k, v in manifest["pages"].items()}
+            manifest.get("pages"), dict) or not isinstance(manifest.get("federations", {}), dict):
+        return {}, {}
+    return ({str(k): str(v) for k, v in manifest["pages"].items()},
+            {str(k): v for k, v in manifest.get("federations", {}).items() if isinstance(v, dict)})
 
 
-def _write_manifest(out: Path, old: Mapping[str, str], writer: _Writer, rebuilt: Sequence[str]) -> None:
-    """Keep the digests of federations not generated now, replace those of ``rebuilt`` (folders) with
-    this run's; written to a temporary file first, so a crash leaves the previous manifest."""
-    prefixes = tuple(f"{folder}/" for folder in rebuilt)
-    pages = {k: v for k, v in old.items() if not k.startswith(prefixes)}
-    pages.update(writer.keys)
+def _write_manifest(out: Path, pages: Mapping[str, str], federations: Mapping[str, Mapping[str, Any]],
+                    writer: _Writer, rebuilt: Mapping[str, Mapping[str, Any]]) -> None:
+    """Keep what the manifest says of federations not generated now, replace what it says of
+    ``rebuilt`` (federation -> state) with this run's; written to a temporary file first, so a
+    crash leaves the previous manifest."""
+    prefixes = tuple(f"{_fed_dir(federation)}/" for federation in rebuilt)
+    kept = {k: v for k, v in pages.items() if not k.startswith(prefixes)}
+    kept.update(writer.keys)
+    states = {**{k: v for k, v in federations.items() if k not in rebuilt}, **rebuilt}
     temporary = out / f"{MANIFEST}.tmp"
-    temporary.write_text(json.dumps({"code": _code_key(), "pages": dict(sorted(pages.items()))},
-                                    separators=(",", ":")), encoding="utf-8")
+    temporary.write_text(json.dumps({"code": _code_key(), "federations": dict(sorted(states.items())),
+                                     "pages": dict(sorted(kept.items()))}, separators=(",", ":")),
+                         encoding="utf-8")
     temporary.replace(out / MANIFEST)
 
 
@@ -354,12 +369,14 @@ class _Federation:
     findings: dict[str, list[dict[str, Any]]]
     changes: dict[str, list[dict[str, Any]]]  # player -> changes
     changes_by_competition: dict[str, list[dict[str, Any]]]
-    explanations: _Grouped   # (player, competition, period) -> GAME_COLUMNS tuples
     last_load: dict[str, Any] | None
     corrections: pl.DataFrame | None
     #: Large-archive mode only (None within FULL_LINES): every player's own lines, one per edition
     #: where it changed (+ ed, change, new, was_listed; rank where the edition is in ``entries``).
     lines: pl.DataFrame | None = None
+    #: (player, competition, period) -> GAME_COLUMNS tuples, read for the cards that are rendered
+    #: (:func:`_plan_cards`), after everything else.
+    explanations: Mapping[tuple[str, str, str | None], list[tuple[Any, ...]]] = field(default_factory=dict)
 
 
 def _read(engine: Engine, federation: str, info: dict[str, Any]) -> _Federation:
@@ -377,16 +394,12 @@ def _read(engine: Engine, federation: str, info: dict[str, Any]) -> _Federation:
     competitions = queries.site_competitions(engine, federation).to_dicts()
     findings = _grouped(queries.site_findings(engine, federation).to_dicts(), "competition_id")
     change_rows = queries.site_changes(engine, federation).to_dicts()
-    # One list of game tuples (GAME_COLUMNS) per player, competition and period, in rating order:
-    # grouped by polars, the tuples made only when a card asks (in the worker that renders it).
-    explanations = _Grouped(queries.site_explanations(engine, federation),
-                            ["player_id", "competition_id", "period"], GAME_COLUMNS)
     return _Federation(
         federation=federation, info=info, editions=editions.to_dicts(), entries=entries,
         players=players, competitions=competitions, findings=findings,
         changes=_grouped(change_rows, "player_id"),
         changes_by_competition=_grouped(change_rows, "competition_id"),
-        explanations=explanations, last_load=queries.site_last_load(engine, federation),
+        last_load=queries.site_last_load(engine, federation),
         corrections=queries.site_corrections(engine, federation), lines=lines,
     )
 
@@ -610,8 +623,9 @@ _LIST_COLUMNS: tuple[str, ...] = ("player_id", "rank", "rating", "change", "new"
 
 
 def _render_federation(
-    fed: _Federation, writer: _Writer, out: Path, result: SiteResult, workers: int = 1,
-) -> dict[str, Any]:
+    fed: _Federation, writer: _Writer, out: Path, result: SiteResult, workers: int, engine: Engine,
+    previous: Mapping[str, Any] | None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Render one federation's pages. Everything that needs polars is prepared here, in this
     process; the pages themselves are rendered by jobs, in forked workers when ``workers`` > 1
     and the federation has at least :data:`PARALLEL_FROM` cards."""
@@ -702,8 +716,10 @@ def _render_federation(
                                                            rows=list_rows(rows, names_deep, ranked=in_full),
                                                            corrections=corrections))
 
-    # Player cards.
-    def render_card(player_id: str) -> None:
+    # Player cards. A card is made from its base (everything but the games) and its games (the
+    # explanations, most of the warehouse), which are read only for the cards that may have changed
+    # (_plan_cards); the manifest keeps "full digest:base digest:last explanation row" for each card.
+    def card_base(player_id: str) -> dict[str, Any]:
         listed = history.get(player_id, [])
         if by_change:
             # The editions where the player's line changed; a removed line (no rating) ends a stretch.
@@ -723,23 +739,31 @@ def _render_federation(
             figures = {"latest": shown(latest) if latest else None, "current": on_latest.get(player_id)}
         known = fed.players.get(player_id, {})
         name = known.get("name") or player_names.get(player_id) or player_id
-        chart = {"kind": "history", "target": "history-chart", "labels": chart_labels, "dates": chart_dates,
-                 "ratings": series, "label": f"Rating of {name} by edition"}
         rated = fed.changes.get(player_id, [])
-        played = {c["competition_id"]: shown(competitions.get(c["competition_id"], {})) for c in rated}
-        games = {(player_id, c["competition_id"], c["period"]): fed.explanations.get(
-            (player_id, c["competition_id"], c["period"]), ()) for c in rated}
+        inputs = {
+            "player_id": player_id, "name": name, "known": known, "figures": figures, "listed": listed,
+            "cells": [cells[row[0]] for row in listed], "rated": rated,
+            "played": {c["competition_id"]: shown(competitions.get(c["competition_id"], {})) for c in rated},
+            "chart": {"kind": "history", "target": "history-chart", "labels": chart_labels, "dates": chart_dates,
+                      "ratings": series, "label": f"Rating of {name} by edition"},
+            "points": sum(v is not None for v in series),
+        }
+        inputs["key"] = _digest(stable, "card", inputs)
+        return inputs
+
+    def render_card(player_id: str) -> None:
+        c = card_base(player_id)
+        games = {(player_id, r["competition_id"], r["period"]): fed.explanations.get(
+            (player_id, r["competition_id"], r["period"]), ()) for r in c["rated"]}
         opponents = known_names(g[1] for listed_games in games.values() for g in listed_games)
-        row_cells = [cells[row[0]] for row in listed]
         writer.write_keyed(
             f"{base}/players/{page_name(player_id)}",
-            _digest(stable, "card", player_id, name, known, figures, listed, row_cells, chart, rated, played, games,
-                    opponents),
+            f"{_digest(c['key'], games, opponents)}:{c['key']}:{last_explained.get(player_id, -1)}",
             lambda: card.render(
-                root="../../", **common, **figures, player_id=player_id, name=name, known=known,
-                by_change=by_change, editions_table=edition_rows(listed[::-1], cells),
-                competitions_html=competition_sections(rated, played, games, player_id, names_card),
-                chart=_json_block(chart), points=sum(v is not None for v in series)))
+                root="../../", **common, **c["figures"], player_id=player_id, name=c["name"], known=c["known"],
+                by_change=by_change, editions_table=edition_rows(c["listed"][::-1], cells),
+                competitions_html=competition_sections(c["rated"], c["played"], games, player_id, names_card),
+                chart=_json_block(c["chart"]), points=c["points"]))
 
     # Competition pages: the organiser's report and the changes it produced.
     def render_competition(comp: dict[str, Any]) -> None:
@@ -767,7 +791,18 @@ def _render_federation(
     jobs: list[Callable[[], None]] = [functools.partial(render_edition, e) for e in editions]
     if latest is not None:
         jobs.append(functools.partial(render_edition, latest, as_list=True))
-    jobs += chunks(player_ids, render_card) + chunks(fed.competitions, render_competition)
+    state: dict[str, Any] = {"names": _digest(sorted(player_names.items()))}
+    to_render = _plan_cards(fed, engine, previous, writer, state, {
+        pid: (f"{base}/players/{page_name(pid)}", card_base(pid)["key"]) for pid in player_ids})
+    clock.lap("plan")
+    read = queries.site_explanations(engine, fed.federation, None if len(to_render) == len(player_ids) else to_render)
+    # One list of game tuples (GAME_COLUMNS) per player, competition and period, in rating order:
+    # grouped by polars, the tuples made only when a card asks (in the worker that renders it).
+    fed.explanations = _Grouped(read, ["player_id", "competition_id", "period"], GAME_COLUMNS)
+    last_explained = dict(read.group_by("player_id").agg(pl.col("seq").max()).iter_rows())
+    clock.lap("read")
+    jobs += chunks([p for p in player_ids if p in to_render], render_card) + chunks(fed.competitions,
+                                                                                   render_competition)
     if by_change:
         # The cards' rank on the current edition (site.js fills it in): one file a night, not every card.
         writer.write(f"{base}/ranks.js", _ranks_script(latest, current_rows))
@@ -818,7 +853,7 @@ def _render_federation(
     last = fed.last_load
     night = [c for c in fed.competitions if last and c["load_id"] == last["load_id"]]
     return {**common, "dir": base, "latest": latest, "editions": len(editions), "players": len(player_ids),
-            "last_load": last, "night": night}
+            "last_load": last, "night": night}, state
 
 
 def _ranks_script(latest: Mapping[str, Any] | None, rows: Sequence[Mapping[str, Any]]) -> str:
@@ -828,6 +863,50 @@ def _ranks_script(latest: Mapping[str, Any] | None, rows: Sequence[Mapping[str, 
     current = {"edition": str(latest["edition"]), "as_of": latest["as_of"].isoformat(),
                "ranks": {r["player_id"]: r["rank"] for r in rows}}
     return f"window.ratingsCurrent = {_json_block(current)};\n"
+
+
+def _changed_from(old: Sequence[Sequence[Any]] | None, new: Sequence[tuple[str, int]] | None) -> int | None:
+    """The first row that may differ between two sets of block checksums (each ``(digest, rows)``):
+    None when they are the same, 0 when either is unknown."""
+    if old is None or new is None:
+        return 0
+    start = 0
+    for now, before in zip(new, old, strict=False):
+        if tuple(now) != tuple(before):
+            return start
+        start += now[1]
+    return None if len(new) == len(old) else start
+
+
+def _plan_cards(
+    fed: _Federation, engine: Engine, previous: Mapping[str, Any] | None, writer: _Writer, state: dict[str, Any],
+    cards: Mapping[str, tuple[str, str]],
+) -> set[str]:
+    """The players whose card must be rendered; the others are kept as they are (``writer.keep``).
+
+    ``cards``: player -> (page, digest of the card's base). A card stands when its base is the same,
+    its file is there, and its games cannot have changed: the explanations' block checksums
+    (``derived_state``) say from which row they may differ, and the card's last explanation row
+    (kept in the manifest) is before it, and the player has no row from there on. When the
+    checksums are unknown, or a player's name changed (cards link opponents by name), every card
+    is rendered. ``state`` gets what the next generation compares: the checksums and the names.
+    """
+    blocks = queries.site_derived_blocks(engine, fed.federation)
+    state["explanations"] = blocks
+    same_names = previous is not None and previous.get("names") == state["names"]
+    from_row = _changed_from(previous.get("explanations") if previous and same_names else None, blocks)
+    if from_row == 0:
+        return set(cards)
+    touched = set() if from_row is None else queries.site_explained_from(engine, fed.federation, from_row)
+    render = set()
+    for player_id, (page, key) in cards.items():
+        entry = writer.old_keys.get(page, "").split(":")
+        if (len(entry) == 3 and entry[1] == key and player_id not in touched
+                and (from_row is None or int(entry[2]) < from_row) and writer.exists(page)):
+            writer.keep(page, ":".join(entry))
+        else:
+            render.add(player_id)
+    return render
 
 
 def _each(render: Callable[[Any], None], items: Iterable[Any]) -> None:
@@ -899,8 +978,8 @@ def build_site(
                 f"federation {federation!r} has no published edition in the warehouse"
                 + (f" (published: {', '.join(sorted(known))})" if known else ": run `ratings run` first")
             )
-    manifest = _read_manifest(out)
-    writer = _Writer(out, manifest)
+    pages, states = _read_manifest(out)
+    writer = _Writer(out, pages)
     result = SiteResult(out=out, federations=wanted)
     static = out / "static"
     static.mkdir(exist_ok=True)
@@ -910,6 +989,7 @@ def build_site(
         if not target.exists() or target.read_bytes() != source.read_bytes():
             shutil.copyfile(source, target)
     summaries = {}
+    rebuilt: dict[str, dict[str, Any]] = {}
     for federation in wanted:
         info = {k: v for k, v in known[federation].items() if v is not None}
         for key, value in (names or {}).get(federation, {}).items():
@@ -917,7 +997,8 @@ def build_site(
         started_read = time.process_time()
         fed = _read(engine, federation, info)
         result.phases["read"] = result.phases.get("read", 0.0) + time.process_time() - started_read
-        summaries[federation] = _render_federation(fed, writer, out, result, workers)
+        summaries[federation], rebuilt[federation] = _render_federation(fed, writer, out, result, workers, engine,
+                                                                        states.get(federation))
     # The index lists every federation with pages in the folder, generated now or before.
     listed = []
     for federation in sorted(known):
@@ -931,7 +1012,7 @@ def build_site(
                            "editions": editions.height, "players": None, "last_load": None, "night": []})
     writer.write("index.html", _template("index.html").render(
         root="", federations=listed, generated=(generated or date.today()).isoformat()))
-    _write_manifest(out, manifest, writer, [_fed_dir(f) for f in summaries])
+    _write_manifest(out, pages, states, writer, rebuilt)
     result.pages, result.written, result.rendered = writer.pages, writer.written, writer.rendered
     result.seconds = time.perf_counter() - started
     return result

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import sqlalchemy as sa
 
 import warehouse
 import website
@@ -176,3 +177,61 @@ def test_a_card_of_a_large_archive_gets_its_rank_from_ranks_js(large_site: Path,
     assert 'class="current-rank" data-player="1"' in page and '<script src="../ranks.js">' in page
     # Anna's line did not change on edition 3: "since edition 2".
     assert "since edition <a href=\"../editions/2.html\">2</a>" in " ".join(page.split())
+
+
+def test_a_night_that_rewrites_some_games_reads_and_renders_only_those_cards(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A re-rate can change a game's explanation without changing the player's rating change (an
+    opponent's rating beyond FIDE's 400-point cap). The next generation reads the explanations only
+    from the first block whose checksum changed, renders the cards of the players with rows there,
+    and the site is the one generated at once."""
+    import warehouse.load
+    from formats.schema import (
+        BYES_SCHEMA,
+        COMPETITIONS_SCHEMA,
+        FINDINGS_SCHEMA,
+        GAMES_SCHEMA,
+        PLAYERS_SCHEMA,
+        empty,
+    )
+    from tests.website.conftest import build_small_season
+
+    monkeypatch.setattr(website.build, "FULL_LINES", 8)
+    monkeypatch.setattr(warehouse.load, "DERIVED_BLOCK", 5)
+    url = f"sqlite:///{tmp_path / 'ratings.db'}"
+    build_small_season(url)
+    db = warehouse.get_engine(url)
+    kept = tmp_path / "kept"
+    website.build_site(db, kept, generated=date(2026, 1, 1))
+    with db.connect() as conn:
+        stored = pl.read_database("SELECT * FROM explanations ORDER BY seq", conn)
+        n_changes = conn.execute(sa.text("SELECT count(*) FROM rating_changes")).scalar_one()
+    last = stored.height - 1
+    tail = stored.slice(last).with_columns(pl.col("opponent_rating") + 1.0).drop("seq")
+    warehouse.load_batch(db, warehouse.LoadBatch(
+        FED, pl.DataFrame(schema={"source": pl.Utf8, "source_sha256": pl.Utf8}), empty(COMPETITIONS_SCHEMA),
+        empty(PLAYERS_SCHEMA), empty(GAMES_SCHEMA), empty(BYES_SCHEMA), empty(FINDINGS_SCHEMA),
+        explanations=tail,
+        derived_offset=(n_changes, last)))
+    with db.connect() as conn:
+        assert conn.execute(sa.text("SELECT opponent_rating FROM explanations WHERE seq = :s"),
+                            {"s": last}).scalar_one() == stored["opponent_rating"][last] + 1.0
+    before = json.loads((kept / website.build.MANIFEST).read_text(encoding="utf-8"))["pages"]
+    read: list[object] = []
+    original = warehouse.site.site_explanations
+
+    def spy(engine: object, federation: str, players: object = None) -> pl.DataFrame:
+        read.append(players)
+        return original(engine, federation, players)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(warehouse.site, "site_explanations", spy)
+    website.build_site(db, kept, generated=date(2026, 1, 1))
+    after = json.loads((kept / website.build.MANIFEST).read_text(encoding="utf-8"))["pages"]
+    rendered = {p for p in after if p.startswith(f"{FED}/players/") and before.get(p) != after[p]}
+    in_last_block = set(stored.slice(last - last % 5).get_column("player_id"))
+    assert rendered == {f"{FED}/players/{page_name(p)}" for p in in_last_block}
+    assert read == [in_last_block]
+    fresh = tmp_path / "fresh"
+    monkeypatch.setattr(warehouse.site, "site_explanations", original)
+    website.build_site(db, fresh, generated=date(2026, 1, 1))
+    assert _tree(kept) == _tree(fresh)
