@@ -792,10 +792,12 @@ def _render_federation(
     if latest is not None:
         jobs.append(functools.partial(render_edition, latest, as_list=True))
     state: dict[str, Any] = {"names": _digest(sorted(player_names.items()))}
-    to_render = _plan_cards(fed, engine, previous, writer, state, {
-        pid: (f"{base}/players/{page_name(pid)}", card_base(pid)["key"]) for pid in player_ids})
+    to_render = _plan_cards(fed, engine, previous, writer, state, player_ids,
+                            lambda pid: (f"{base}/players/{page_name(pid)}", card_base(pid)["key"]))
     clock.lap("plan")
-    read = queries.site_explanations(engine, fed.federation, None if len(to_render) == len(player_ids) else to_render)
+    # More than half the cards: one read of every row costs less than the lists of ids.
+    read = queries.site_explanations(engine, fed.federation, None if 2 * len(to_render) > len(player_ids)
+                                     else to_render)
     # One list of game tuples (GAME_COLUMNS) per player, competition and period, in rating order:
     # grouped by polars, the tuples made only when a card asks (in the worker that renders it).
     fed.explanations = _Grouped(read, ["player_id", "competition_id", "period"], GAME_COLUMNS)
@@ -880,11 +882,12 @@ def _changed_from(old: Sequence[Sequence[Any]] | None, new: Sequence[tuple[str, 
 
 def _plan_cards(
     fed: _Federation, engine: Engine, previous: Mapping[str, Any] | None, writer: _Writer, state: dict[str, Any],
-    cards: Mapping[str, tuple[str, str]],
+    players: Sequence[str], card: Callable[[str], tuple[str, str]],
 ) -> set[str]:
     """The players whose card must be rendered; the others are kept as they are (``writer.keep``).
 
-    ``cards``: player -> (page, digest of the card's base). A card stands when its base is the same,
+    ``card``: player -> (page, digest of the card's base), asked only when some card may stand
+    (not on a first generation). A card stands when its base is the same,
     its file is there, and its games cannot have changed: the explanations' block checksums
     (``derived_state``) say from which row they may differ, and the card's last explanation row
     (kept in the manifest) is before it, and the player has no row from there on. When the
@@ -896,10 +899,11 @@ def _plan_cards(
     same_names = previous is not None and previous.get("names") == state["names"]
     from_row = _changed_from(previous.get("explanations") if previous and same_names else None, blocks)
     if from_row == 0:
-        return set(cards)
+        return set(players)
     touched = set() if from_row is None else queries.site_explained_from(engine, fed.federation, from_row)
     render = set()
-    for player_id, (page, key) in cards.items():
+    for player_id in players:
+        page, key = card(player_id)
         entry = writer.old_keys.get(page, "").split(":")
         if (len(entry) == 3 and entry[1] == key and player_id not in touched
                 and (from_row is None or int(entry[2]) < from_row) and writer.exists(page)):
