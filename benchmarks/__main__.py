@@ -348,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="100k,1M,5M", help="comma-separated game counts (100k, 1M, 2500)")
     parser.add_argument("--systems", default="ajusc,fide,egf")
     parser.add_argument("--databases", default="sqlite", help="sqlite and/or postgresql")
-    parser.add_argument("--players", type=int, default=0, help="population (default: games / 20)")
+    parser.add_argument("--players", type=int, default=0, help="population (default: games / 20, at most 50,000)")
     parser.add_argument("--reference-games", type=int, default=200_000,
                         help="games the scalar reference rates (0: skip it)")
     parser.add_argument("--seed", type=int, default=7)

@@ -63,6 +63,12 @@ def _grade(rating: np.ndarray) -> list[str]:
     return out
 
 
+#: The default population at most: issue 11's federation (1M games, 50,000 players). A starting
+#: list is about half of it, within the readers' limit of 50,000 players a file (a 5M-game history
+#: at games / 20 would need a list of 137,000, which ``ratings seed`` refuses).
+MAX_PLAYERS = 50_000
+
+
 def generate(federation: str, games: int, *, players: int | None = None, seed: int = 7,
              first_day: date = date(2012, 9, 1), id_prefix: str = "G",
              competitions_after: date | None = None, max_competitions: int | None = None,
@@ -74,7 +80,7 @@ def generate(federation: str, games: int, *, players: int | None = None, seed: i
     games
         Target number of games; the last competition may overshoot a little.
     players
-        Population size (default: ``games / 20``, at least 50).
+        Population size (default: ``games / 20``, at least 50 and at most :data:`MAX_PLAYERS`).
     competitions_after
         Date the first competition starts (default ``first_day``): the incremental
         night uses it to make competitions later than the whole history.
@@ -93,7 +99,7 @@ def generate(federation: str, games: int, *, players: int | None = None, seed: i
     """
     prof = PROFILES[federation]
     rng = np.random.default_rng(seed)
-    n_players = players or max(50, games // 20)
+    n_players = players or min(max(50, games // 20), MAX_PLAYERS)
     strength = rng.normal(prof["mean"], prof["sd"], n_players)
     activity = rng.beta(0.7, 3.0, n_players) + 1e-4
     cdf = np.cumsum(activity) / activity.sum()
