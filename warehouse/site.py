@@ -24,6 +24,7 @@ from warehouse.bulk import read_frame
 from warehouse.editions import LINES_SCHEMA, edition_contents
 from warehouse.models import (
     Competition,
+    DerivedState,
     Explanation,
     Federation,
     Finding,
@@ -61,6 +62,7 @@ _F = Finding.__table__.c  # type: ignore[attr-defined]
 _P = Player.__table__.c  # type: ignore[attr-defined]
 _RC = RatingChange.__table__.c  # type: ignore[attr-defined]
 _X = Explanation.__table__.c  # type: ignore[attr-defined]
+_DS = DerivedState.__table__.c  # type: ignore[attr-defined]
 _RL = RatingList.__table__.c  # type: ignore[attr-defined]
 _RLL = RatingListLine.__table__.c  # type: ignore[attr-defined]
 _FED = Federation.__table__.c  # type: ignore[attr-defined]
@@ -323,20 +325,18 @@ def site_explanations(engine: Engine, federation: str, players: Collection[str] 
     return pl.concat(parts).sort("seq") if parts else pl.DataFrame(schema=_EXPLANATIONS_SCHEMA)
 
 
-def site_derived_blocks(engine: Engine, federation: str, table: str = "explanations") -> list[tuple[str, int]] | None:
-    """The checksum and row count of each block of ``table``'s rows of ``federation`` (``derived_state``,
-    in block order), when they describe every stored row: blocks 0..n-1, as many rows as the table
-    holds. Else None (a warehouse written before the loader recorded them for incremental runs)."""
-    state = sa.table("derived_state", sa.column("federation"), sa.column("table_name"), sa.column("block"),
-                     sa.column("content_sha256"), sa.column("n_rows"))
-    stored = sa.table(table, sa.column("federation"))
+def site_derived_blocks(engine: Engine, federation: str) -> list[tuple[str, int]] | None:
+    """The checksum and row count of each block of the explanations of ``federation``
+    (``derived_state``, in block order), when they describe every stored row: blocks 0..n-1, as
+    many rows as the table holds. Else None (a warehouse written before the loader recorded them
+    for incremental runs)."""
     with engine.connect() as conn:
         blocks = conn.execute(
-            sa.select(state.c.block, state.c.content_sha256, state.c.n_rows)
-            .where(state.c.federation == federation, state.c.table_name == table).order_by(state.c.block)
+            sa.select(_DS.block, _DS.content_sha256, _DS.n_rows)
+            .where(_DS.federation == federation, _DS.table_name == Explanation.__tablename__)
+            .order_by(_DS.block)
         ).all()
-        rows = conn.execute(sa.select(sa.func.count()).select_from(stored)
-                            .where(stored.c.federation == federation)).scalar_one()
+        rows = conn.execute(sa.select(sa.func.count()).where(_X.federation == federation)).scalar_one()
     if [b for b, _, _ in blocks] != list(range(len(blocks))) or sum(n for _, _, n in blocks) != rows:
         return None
     return [(digest, n) for _, digest, n in blocks]

@@ -183,13 +183,10 @@ class _Writer:
         if self.delegate is not None and self.delegate[0] is not None:
             self.delegate[0].write_keyed(relative, key, render)
             return
+        if self.old_keys.get(relative) == key and self.exists(relative):
+            self.keep(relative, key)
+            return
         self.keys[relative] = key
-        if self.old_keys.get(relative) == key:
-            path = self._path(relative)
-            if path.is_file():
-                self.pages += 1
-                self.seen.add(path)
-                return
         self.write(relative, render())
 
     def write(self, relative: str, text: str) -> None:
@@ -751,13 +748,16 @@ def _render_federation(
         inputs["key"] = _digest(stable, "card", inputs)
         return inputs
 
+    def card_page(player_id: str) -> str:
+        return f"{base}/players/{page_name(player_id)}"
+
     def render_card(player_id: str) -> None:
         c = card_base(player_id)
         games = {(player_id, r["competition_id"], r["period"]): fed.explanations.get(
             (player_id, r["competition_id"], r["period"]), ()) for r in c["rated"]}
         opponents = known_names(g[1] for listed_games in games.values() for g in listed_games)
         writer.write_keyed(
-            f"{base}/players/{page_name(player_id)}",
+            card_page(player_id),
             f"{_digest(c['key'], games, opponents)}:{c['key']}:{last_explained.get(player_id, -1)}",
             lambda: card.render(
                 root="../../", **common, **c["figures"], player_id=player_id, name=c["name"], known=c["known"],
@@ -791,9 +791,8 @@ def _render_federation(
     jobs: list[Callable[[], None]] = [functools.partial(render_edition, e) for e in editions]
     if latest is not None:
         jobs.append(functools.partial(render_edition, latest, as_list=True))
-    state: dict[str, Any] = {"names": _digest(sorted(player_names.items()))}
-    to_render = _plan_cards(fed, engine, previous, writer, state, player_ids,
-                            lambda pid: (f"{base}/players/{page_name(pid)}", card_base(pid)["key"]))
+    to_render, state = _plan_cards(fed, engine, previous, writer, _digest(sorted(player_names.items())),
+                                   player_ids, lambda pid: (card_page(pid), card_base(pid)["key"]))
     clock.lap("plan")
     # More than half the cards: one read of every row costs less than the lists of ids.
     read = queries.site_explanations(engine, fed.federation, None if 2 * len(to_render) > len(player_ids)
@@ -881,10 +880,12 @@ def _changed_from(old: Sequence[Sequence[Any]] | None, new: Sequence[tuple[str, 
 
 
 def _plan_cards(
-    fed: _Federation, engine: Engine, previous: Mapping[str, Any] | None, writer: _Writer, state: dict[str, Any],
+    fed: _Federation, engine: Engine, previous: Mapping[str, Any] | None, writer: _Writer, names: str,
     players: Sequence[str], card: Callable[[str], tuple[str, str]],
-) -> set[str]:
-    """The players whose card must be rendered; the others are kept as they are (``writer.keep``).
+) -> tuple[set[str], dict[str, Any]]:
+    """The players whose card must be rendered (the others are kept as they are: ``writer.keep``), and
+    the federation's state for the next generation to compare: the explanations' block checksums,
+    and ``names`` (a digest of every player's name).
 
     ``card``: player -> (page, digest of the card's base), asked only when some card may stand
     (not on a first generation). A card stands when its base is the same,
@@ -892,14 +893,14 @@ def _plan_cards(
     (``derived_state``) say from which row they may differ, and the card's last explanation row
     (kept in the manifest) is before it, and the player has no row from there on. When the
     checksums are unknown, or a player's name changed (cards link opponents by name), every card
-    is rendered. ``state`` gets what the next generation compares: the checksums and the names.
+    is rendered.
     """
     blocks = queries.site_derived_blocks(engine, fed.federation)
-    state["explanations"] = blocks
-    same_names = previous is not None and previous.get("names") == state["names"]
+    state = {"names": names, "explanations": blocks}
+    same_names = previous is not None and previous.get("names") == names
     from_row = _changed_from(previous.get("explanations") if previous and same_names else None, blocks)
     if from_row == 0:
-        return set(players)
+        return set(players), state
     touched = set() if from_row is None else queries.site_explained_from(engine, fed.federation, from_row)
     render = set()
     for player_id in players:
@@ -910,7 +911,7 @@ def _plan_cards(
             writer.keep(page, ":".join(entry))
         else:
             render.add(player_id)
-    return render
+    return render, state
 
 
 def _each(render: Callable[[Any], None], items: Iterable[Any]) -> None:
