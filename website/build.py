@@ -30,6 +30,7 @@ import hashlib
 import json
 import math
 import multiprocessing
+import os
 import shutil
 import sys
 import time
@@ -153,7 +154,10 @@ class _Writer:
         self.written = 0
         #: Pages rendered (the others were left as they were: same inputs, file there).
         self.rendered = 0
-        self.seen: set[Path] = set()
+        #: Pages generated in this run (written or kept), relative to ``root``: prune() keeps them.
+        self.seen: set[str] = set()
+        #: The ``*.html`` names in each folder, listed once (exists() on 60,000 pages).
+        self._listed: dict[str, set[str]] = {}
         #: The digest of each page's inputs when it was last rendered (the manifest read at the start) ...
         self.old_keys: Mapping[str, str] = keys or {}
         #: ... and now, for the pages written with :meth:`write_keyed` in this run.
@@ -161,20 +165,29 @@ class _Writer:
         #: Set while cards render in forked children: each child writes through its own writer.
         self.delegate: list[Any] | None = None
 
-    def _path(self, relative: str) -> Path:
+    def _checked(self, relative: str) -> str:
         # Every name comes from page_name() (one component, never ``..``); this is the belt to its braces.
-        parts = relative.split("/")
-        if any(part in ("", ".", "..") or "\\" in part for part in parts):
+        if any(part in ("", ".", "..") or "\\" in part for part in relative.split("/")):
             raise SiteError(f"page {relative!r} would be written outside the site folder {self.root}")
-        return self.root.joinpath(*parts)
+        return relative
+
+    def _path(self, relative: str) -> Path:
+        return self.root.joinpath(*self._checked(relative).split("/"))
 
     def exists(self, relative: str) -> bool:
-        return self._path(relative).is_file()
+        folder, _, name = self._checked(relative).rpartition("/")
+        names = self._listed.get(folder)
+        if names is None:
+            try:
+                names = self._listed[folder] = {e.name for e in os.scandir(self.root / folder) if e.is_file()}
+            except (FileNotFoundError, NotADirectoryError):
+                names = self._listed[folder] = set()
+        return name in names
 
     def keep(self, relative: str, key: str) -> None:
         """Leave page ``relative`` as it is (not rendered: its inputs, ``key``, did not change)."""
         self.pages += 1
-        self.seen.add(self._path(relative))
+        self.seen.add(self._checked(relative))
         self.keys[relative] = key
 
     def write_keyed(self, relative: str, key: str, render: Callable[[], str]) -> None:
@@ -197,7 +210,10 @@ class _Writer:
         self.rendered += 1
         data = text.encode("utf-8")
         self.pages += 1
-        self.seen.add(path)
+        self.seen.add(relative)
+        folder, _, name = relative.rpartition("/")
+        if folder in self._listed:
+            self._listed[folder].add(name)
         try:
             if path.stat().st_size == len(data) and path.read_bytes() == data:
                 return
@@ -211,8 +227,9 @@ class _Writer:
         removed = 0
         folder = folder.resolve()
         if folder.is_dir():
+            prefix = folder.relative_to(self.root).as_posix()
             for page in folder.glob("*.html"):
-                if page not in self.seen:
+                if f"{prefix}/{page.name}" not in self.seen:
                     page.unlink()
                     removed += 1
         return removed
@@ -224,9 +241,9 @@ MANIFEST = ".pages.json"
 
 @functools.cache
 def _code_key() -> str:
-    """A digest of what turns inputs into pages: this package's code and templates, and Python's
-    version (its formatting of numbers). A change to any of them renders every page again."""
-    digest = hashlib.blake2b(sys.version.encode(), digest_size=16)
+    """A digest of what turns inputs into pages: this package's code and templates, Python's
+    version (its formatting of numbers) and polars' (its row hashes, :func:`_group_digests`). A change to any of them renders every page again."""
+    digest = hashlib.blake2b(f"{sys.version} polars {pl.__version__}".encode(), digest_size=16)
     here = Path(__file__).resolve().parent
     for path in sorted([*here.glob("*.py"), *(here / "templates").glob("*.html")]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
@@ -339,6 +356,49 @@ class _Grouped(Mapping[Any, list[tuple[Any, ...]]]):
         return len(self._index)
 
 
+class _Dicts(Mapping[Any, list[dict[str, Any]]]):
+    """:class:`_Grouped`, its rows as dicts of ``columns`` (the renderers' rows), made when asked."""
+
+    def __init__(self, frame: pl.DataFrame, key: Sequence[str], columns: Sequence[str]) -> None:
+        self._rows = _Grouped(frame, key, columns)
+        self._names = tuple(columns)
+
+    def __getitem__(self, key: Any) -> list[dict[str, Any]]:
+        return [dict(zip(self._names, row, strict=True)) for row in self._rows[key]]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+def _group_digests(frame: pl.DataFrame, by: str, columns: Sequence[str]) -> dict[Any, str]:
+    """A digest of each ``by`` group's rows of ``frame`` (their ``columns``, in the frame's order).
+
+    The planning key of the pages made from those rows: polars hashes every row at once
+    (``hash_rows``, stable within one polars version, which :func:`_code_key` covers), and
+    each group's row hashes are digested in order. Equal rows give equal digests in every run.
+
+    >>> frame = pl.DataFrame({"ed": [1, 0, 1], "rating": [1500.0, 1400.0, None]})
+    >>> keys = _group_digests(frame, "ed", ["rating"])
+    >>> sorted(keys), keys == _group_digests(frame.clone(), "ed", ["rating"])
+    ([0, 1], True)
+    >>> keys[1] == _group_digests(frame.with_columns(pl.lit(1).alias("ed")).head(1), "ed", ["rating"])[1]
+    False
+    """
+    if frame.is_empty():
+        return {}
+    frame = frame.select(list(dict.fromkeys([by, *columns]))).sort(by, maintain_order=True, nulls_last=True)
+    hashes = frame.select(columns).hash_rows(seed=0).to_numpy()
+    out: dict[Any, str] = {}
+    start = 0
+    for key, count in frame.group_by(by, maintain_order=True).len().iter_rows():
+        out[key] = hashlib.blake2b(hashes[start:start + count].tobytes(), digest_size=16).hexdigest()
+        start += count
+    return out
+
+
 #: Lines of full lists a federation's site renders at most (issue 11). Within it (the sum of
 #: ``n_players`` over the editions), every edition is a full list and every card shows the player's
 #: line on every edition. Beyond it (a migrated archive: 12,700 editions of 50,000 players), only the
@@ -364,8 +424,11 @@ class _Federation:
     players: dict[str, dict[str, Any]]
     competitions: list[dict[str, Any]]
     findings: dict[str, list[dict[str, Any]]]
-    changes: dict[str, list[dict[str, Any]]]  # player -> changes
-    changes_by_competition: dict[str, list[dict[str, Any]]]
+    changes: Mapping[str, list[dict[str, Any]]]  # player -> changes (rating order)
+    changes_by_competition: Mapping[str, list[dict[str, Any]]]
+    #: The frames the two above and ``findings`` are made from (the pages' planning keys hash them).
+    change_frame: pl.DataFrame
+    finding_frame: pl.DataFrame
     last_load: dict[str, Any] | None
     corrections: pl.DataFrame | None
     #: Large-archive mode only (None within FULL_LINES): every player's own lines, one per edition
@@ -389,13 +452,14 @@ def _read(engine: Engine, federation: str, info: dict[str, Any]) -> _Federation:
                                         how="left", maintain_order="left")
     players = {r["player_id"]: r for r in queries.site_players(engine, federation).to_dicts()}
     competitions = queries.site_competitions(engine, federation).to_dicts()
-    findings = _grouped(queries.site_findings(engine, federation).to_dicts(), "competition_id")
-    change_rows = queries.site_changes(engine, federation).to_dicts()
+    finding_frame = queries.site_findings(engine, federation)
+    change_frame = queries.site_changes(engine, federation)
     return _Federation(
         federation=federation, info=info, editions=editions.to_dicts(), entries=entries,
-        players=players, competitions=competitions, findings=findings,
-        changes=_grouped(change_rows, "player_id"),
-        changes_by_competition=_grouped(change_rows, "competition_id"),
+        players=players, competitions=competitions, findings=_grouped(finding_frame.to_dicts(), "competition_id"),
+        changes=_Dicts(change_frame, ["player_id"], change_frame.columns),
+        changes_by_competition=_Dicts(change_frame, ["competition_id"], change_frame.columns),
+        change_frame=change_frame, finding_frame=finding_frame,
         last_load=queries.site_last_load(engine, federation),
         corrections=queries.site_corrections(engine, federation), lines=lines,
     )
@@ -566,7 +630,7 @@ def _run_job(index: int) -> tuple[int, int, int, list[str], dict[str, str]]:
     jobs, parent = _JOBS
     writer = _CHILD_WRITER[0] = _Writer(parent.root, parent.old_keys)
     jobs[index]()
-    return writer.pages, writer.written, writer.rendered, [str(p) for p in writer.seen], writer.keys
+    return writer.pages, writer.written, writer.rendered, list(writer.seen), writer.keys
 
 
 def _run_jobs(jobs: Sequence[Callable[[], None]], writer: _Writer, workers: int) -> None:
@@ -593,7 +657,7 @@ def _run_jobs(jobs: Sequence[Callable[[], None]], writer: _Writer, workers: int)
                 writer.pages += pages
                 writer.written += written
                 writer.rendered += rendered
-                writer.seen.update(Path(p) for p in seen)
+                writer.seen.update(seen)
                 writer.keys.update(keys)
     finally:
         gc.unfreeze()
@@ -660,8 +724,7 @@ def _render_federation(
     common = {"federation": fed.federation, "dir": base, "fed_name": fed.info.get("name") or fed.federation,
               "info": fed.info}
     stable = _digest(_code_key(), common)
-    diffs = {e["index"]: _corrections_for(fed.corrections, e) if fed.corrections is not None else None
-             for e in editions}
+    diffs = _corrections_by_edition(fed.corrections, editions)
     player_names = {pid: p.get("name") for pid, p in fed.players.items()}
     for row in own.filter(pl.col("name").is_not_null()).select("player_id", "name").unique(
             "player_id", keep="last").iter_rows():
@@ -679,36 +742,91 @@ def _render_federation(
                                                                      "competition.html"))
     clock.lap("prepare")
 
-    # Each page is written with a digest of what it is rendered from (Writer.write_keyed): the rows
-    # it shows, the names it links, and ``stable``. Everything its render reads is in that digest.
-    def known_names(ids: Iterable[str | None]) -> dict[str, str | None]:
-        return {pid: player_names.get(pid) for pid in ids if pid is not None}
-
+    # Planning keys: each page's key digests the rows it is made from, hashed by polars for every
+    # page at once (_group_digests), plus the few values of its own; the rows themselves are made
+    # only for the pages rendered. A page is rendered when its key is not the manifest's.
     def shown(row: Mapping[str, Any]) -> dict[str, Any]:
         """An edition or a competition without its bookkeeping (:data:`_UNSHOWN`), which no page made
         with a digest shows, so that a re-run that publishes the same figures renders nothing again."""
         return {k: v for k, v in row.items() if k not in _UNSHOWN}
 
+    links = pl.DataFrame({"player_id": list(player_names), "_link": list(player_names.values())},
+                         schema={"player_id": pl.Utf8(), "_link": pl.Utf8()})
+
+    def linked(frame: pl.DataFrame) -> pl.DataFrame:
+        """``frame`` with the name each row's player is linked by (``_link``)."""
+        return frame.join(links, on="player_id", how="left", maintain_order="left")
+
+    full_keys = _group_digests(linked(fed.entries), "ed", [*_LIST_COLUMNS, "_link"])
+    changed_keys = _group_digests(linked(own), "ed", [*_LIST_COLUMNS, "_link"]) if by_change else {}
+    edition_keys = pl.DataFrame({"ed": [e["index"] for e in editions], "_ed": [_digest(shown(e)) for e in editions]},
+                                schema={"ed": pl.Int64(), "_ed": pl.Utf8()})
+    competition_keys = pl.DataFrame(
+        {"competition_id": list(competitions), "_competition": [_digest(shown(c)) for c in competitions.values()]},
+        schema={"competition_id": pl.Utf8(), "_competition": pl.Utf8()})
+    change_columns = [*fed.change_frame.columns, "_competition"]
+    line_keys = _group_digests(own.join(edition_keys, on="ed", how="left", maintain_order="left"), "player_id",
+                               [*ENTRY_COLUMNS, "_ed"])
+    rated_keys = _group_digests(
+        fed.change_frame.join(competition_keys, on="competition_id", how="left", maintain_order="left"),
+        "player_id", change_columns)
+    finding_keys = _group_digests(fed.finding_frame, "competition_id", fed.finding_frame.columns)
+    outcome_keys = _group_digests(linked(fed.change_frame), "competition_id", [*fed.change_frame.columns, "_link"])
+    # A card of a federation within FULL_LINES charts every edition and shows the current one.
+    every_edition = stable if by_change else _digest(stable, [shown(e) for e in editions])
+    clock.lap("keys")
+
+    def base_key(player_id: str) -> str:
+        """The key of everything a card shows but its games (:func:`card_base`'s inputs)."""
+        current = None if by_change else (shown(latest) if latest else None, on_latest.get(player_id))
+        return _digest(every_edition, "card", player_id, fed.players.get(player_id), player_names.get(player_id),
+                       line_keys.get(player_id), rated_keys.get(player_id), current)
+
+    def edition_key(e: Mapping[str, Any], as_list: bool) -> str:
+        in_full = not by_change or e["index"] in slices
+        rows = full_keys.get(e["index"]) if in_full else changed_keys.get(e["index"])
+        if as_list:
+            previous = editions[-2] if len(editions) > 1 else None
+        else:
+            previous = editions[e["index"] - 1] if e["index"] else None
+        return _digest(stable, "list" if as_list else "edition", shown(e), in_full, e is latest, extra_columns,
+                       shown(previous) if previous else None, rows, None if as_list else diffs[e["index"]])
+
+    def competition_key(comp: Mapping[str, Any]) -> str:
+        cid = comp["competition_id"]
+        return _digest(stable, "competition", shown(comp), finding_keys.get(cid), outcome_keys.get(cid))
+
+    def stands(page: str, key: str) -> bool:
+        """Leave ``page`` as it is when it was made from the same inputs (``key``) and is there."""
+        if writer.old_keys.get(page) == key and writer.exists(page):
+            writer.keep(page, key)
+            return True
+        return False
+
+    def known_names(ids: Iterable[str | None]) -> dict[str, str | None]:
+        return {pid: player_names.get(pid) for pid in ids if pid is not None}
+
     # Editions: one page each, and the current one again as the federation's list.
-    def render_edition(e: dict[str, Any], *, as_list: bool = False) -> None:
+    def edition_path(e: Mapping[str, Any], as_list: bool) -> str:
+        return f"{base}/index.html" if as_list else f"{base}/editions/{e['edition']}.html"
+
+    def render_edition(e: dict[str, Any], key: str, *, as_list: bool = False) -> None:
         in_full = not by_change or e["index"] in slices
         rows = rows_of(e["index"]) if in_full else [dict(zip(_LIST_COLUMNS, row, strict=True))
                                                     for row in changed_on.get(e["index"], [])]
         ctx = {**common, "edition": shown(e), "categories": sorted({r["category"] for r in rows if r["category"]}),
                "statuses": [s for s in (*STATUS_ORDER, LEFT) if any(r["status"] == s for r in rows)],
                "extra_columns": extra_columns, "is_current": e is latest, "changes_only": not in_full}
-        names = known_names(r["player_id"] for r in rows)
         if as_list:
             previous = shown(editions[-2]) if len(editions) > 1 else None
-            writer.write_keyed(f"{base}/index.html", _digest(stable, "list", ctx, previous, rows, names),
+            writer.write_keyed(edition_path(e, as_list), key,
                                lambda: edition_page.render(root="../", **ctx, previous=previous,
                                                            rows=list_rows(rows, names_top), corrections=None,
                                                            is_list=True))
         else:
             previous = shown(editions[e["index"] - 1]) if e["index"] else None
             corrections = diffs[e["index"]]
-            writer.write_keyed(f"{base}/editions/{e['edition']}.html",
-                               _digest(stable, "edition", ctx, previous, rows, names, corrections),
+            writer.write_keyed(edition_path(e, as_list), key,
                                lambda: edition_page.render(root="../../", **ctx, previous=previous,
                                                            rows=list_rows(rows, names_deep, ranked=in_full),
                                                            corrections=corrections))
@@ -745,7 +863,6 @@ def _render_federation(
                       "ratings": series, "label": f"Rating of {name} by edition"},
             "points": sum(v is not None for v in series),
         }
-        inputs["key"] = _digest(stable, "card", inputs)
         return inputs
 
     def card_page(player_id: str) -> str:
@@ -756,9 +873,10 @@ def _render_federation(
         games = {(player_id, r["competition_id"], r["period"]): fed.explanations.get(
             (player_id, r["competition_id"], r["period"]), ()) for r in c["rated"]}
         opponents = known_names(g[1] for listed_games in games.values() for g in listed_games)
+        key = base_key(player_id)
         writer.write_keyed(
             card_page(player_id),
-            f"{_digest(c['key'], games, opponents)}:{c['key']}:{last_explained.get(player_id, -1)}",
+            f"{_digest(key, games, opponents)}:{key}:{last_explained.get(player_id, -1)}",
             lambda: card.render(
                 root="../../", **common, **c["figures"], player_id=player_id, name=c["name"], known=c["known"],
                 by_change=by_change, editions_table=edition_rows(c["listed"][::-1], cells),
@@ -766,7 +884,8 @@ def _render_federation(
                 chart=_json_block(c["chart"]), points=c["points"]))
 
     # Competition pages: the organiser's report and the changes it produced.
-    def render_competition(comp: dict[str, Any]) -> None:
+    def render_competition(item: tuple[dict[str, Any], str]) -> None:
+        comp, key = item
         cid = comp["competition_id"]
         changes = sorted(fed.changes_by_competition.get(cid, []), key=lambda c: -(c["rating_after"] or 0))
         has_period = any(c["period"] for c in changes)
@@ -777,22 +896,27 @@ def _render_federation(
         status = comp["status"]
         if status == "accepted" and "exclude" in severities:
             status = "accepted_with_exclusions"
-        names = known_names(c["player_id"] for c in changes)
         writer.write_keyed(
-            f"{base}/competitions/{page_name(cid)}",
-            _digest(stable, "competition", shown(comp), status, findings, changes, names),
+            competition_path(comp), key,
             lambda: competition_page.render(
                 root="../../", **common, comp=shown(comp), status=status, findings=findings, changes=bool(changes),
                 has_period=has_period, change_rows=change_rows(changes, names_deep, period=has_period)))
 
+    def competition_path(comp: Mapping[str, Any]) -> str:
+        return f"{base}/competitions/{page_name(comp['competition_id'])}"
+
     def chunks(items: Sequence[Any], render: Callable[[Any], None]) -> list[Callable[[], None]]:
         return [functools.partial(_each, render, items[i:i + _CHUNK]) for i in range(0, len(items), _CHUNK)]
 
-    jobs: list[Callable[[], None]] = [functools.partial(render_edition, e) for e in editions]
-    if latest is not None:
-        jobs.append(functools.partial(render_edition, latest, as_list=True))
+    jobs: list[Callable[[], None]] = []
+    for e, as_list in [*((e, False) for e in editions), *([(latest, True)] if latest is not None else [])]:
+        key = edition_key(e, as_list)
+        if not stands(edition_path(e, as_list), key):
+            jobs.append(functools.partial(render_edition, e, key, as_list=as_list))
+    outcomes = [(c, key) for c in fed.competitions
+                if not stands(competition_path(c), key := competition_key(c))]
     to_render, state = _plan_cards(fed, engine, previous, writer, _digest(sorted(player_names.items())),
-                                   player_ids, lambda pid: (card_page(pid), card_base(pid)["key"]))
+                                   player_ids, lambda pid: (card_page(pid), base_key(pid)))
     clock.lap("plan")
     # More than half the cards: one read of every row costs less than the lists of ids.
     read = queries.site_explanations(engine, fed.federation, None if 2 * len(to_render) > len(player_ids)
@@ -802,8 +926,7 @@ def _render_federation(
     fed.explanations = _Grouped(read, ["player_id", "competition_id", "period"], GAME_COLUMNS)
     last_explained = dict(read.group_by("player_id").agg(pl.col("seq").max()).iter_rows())
     clock.lap("read")
-    jobs += chunks([p for p in player_ids if p in to_render], render_card) + chunks(fed.competitions,
-                                                                                   render_competition)
+    jobs += chunks([p for p in player_ids if p in to_render], render_card) + chunks(outcomes, render_competition)
     if by_change:
         # The cards' rank on the current edition (site.js fills it in): one file a night, not every card.
         writer.write(f"{base}/ranks.js", _ranks_script(latest, current_rows))
@@ -919,14 +1042,18 @@ def _each(render: Callable[[Any], None], items: Iterable[Any]) -> None:
         render(item)
 
 
-def _corrections_for(corrections: pl.DataFrame, edition: Mapping[str, Any]) -> list[dict[str, Any]] | None:
-    """Rows of the correction diff that belong to ``edition`` (by edition number or list id)."""
-    for column, value in (("correcting_edition", edition["edition"]), ("edition", edition["edition"]),
-                          ("list_id", edition["list_id"])):
+def _corrections_by_edition(corrections: pl.DataFrame | None, editions: Sequence[Mapping[str, Any]],
+                            ) -> dict[int, list[dict[str, Any]] | None]:
+    """The rows of the correction diff that belong to each edition (by ``index``), matched on the
+    first of its columns ``correcting_edition``, ``edition`` and ``list_id`` that the diff has;
+    None where no row does (or there is no diff)."""
+    if corrections is None:
+        return {e["index"]: None for e in editions}
+    for column, field_ in (("correcting_edition", "edition"), ("edition", "edition"), ("list_id", "list_id")):
         if column in corrections.columns:
-            rows = corrections.filter(pl.col(column) == str(value)).to_dicts()
-            return rows or None
-    return None
+            rows = _grouped(corrections.to_dicts(), column)
+            return {e["index"]: rows.get(str(e[field_])) or None for e in editions}
+    return {e["index"]: None for e in editions}
 
 
 def build_site(
