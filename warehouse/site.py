@@ -236,7 +236,8 @@ def site_competitions(engine: Engine, federation: str) -> pl.DataFrame:
             sa.func.count().label("games"),
             sa.func.sum(sa.case((_G.rated.is_(False), 0), else_=1)).label("games_rated"),
         )
-        .where(_G.federation == federation)
+        # By the federation's competition keys: the count reads the index (competition_key, rated) only.
+        .where(_G.competition_key.in_(sa.select(_C.id).where(_C.federation == federation)))
         .group_by(_G.competition_key)
         .subquery()
     )
