@@ -242,7 +242,8 @@ MANIFEST = ".pages.json"
 @functools.cache
 def _code_key() -> str:
     """A digest of what turns inputs into pages: this package's code and templates, Python's
-    version (its formatting of numbers) and polars' (its row hashes, :func:`_group_digests`). A change to any of them renders every page again."""
+    version (its formatting of numbers) and polars' (its row hashes, :func:`_group_digests`).
+    A change to any of them renders every page again."""
     digest = hashlib.blake2b(f"{sys.version} polars {pl.__version__}".encode(), digest_size=16)
     here = Path(__file__).resolve().parent
     for path in sorted([*here.glob("*.py"), *(here / "templates").glob("*.html")]):

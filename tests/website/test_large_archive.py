@@ -235,3 +235,35 @@ def test_a_night_that_rewrites_some_games_reads_and_renders_only_those_cards(
     monkeypatch.setattr(warehouse.site, "site_explanations", original)
     website.build_site(db, fresh, generated=date(2026, 1, 1))
     assert _tree(kept) == _tree(fresh)
+
+
+@pytest.mark.parametrize("full_lines", [8, website.build.FULL_LINES], ids=["large-archive", "full-lists"])
+def test_a_renamed_competition_or_player_renders_again_every_page_that_shows_them(
+        full_lines: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The planning keys hash the rows each page is made from, with the names they link: a name
+    changed in the warehouse (here by hand, where a file's next version or a players list would)
+    renders again the competition's page, the cards that list it and every page that links the
+    player, and nothing is left stale: each time, the site is the one generated at once."""
+    from tests.website.conftest import build_small_season
+
+    monkeypatch.setattr(website.build, "FULL_LINES", full_lines)
+    url = f"sqlite:///{tmp_path / 'ratings.db'}"
+    build_small_season(url)
+    db = warehouse.get_engine(url)
+    kept = tmp_path / "kept"
+    website.build_site(db, kept, generated=date(2026, 1, 1))
+    renames = [("UPDATE competitions SET name = 'Renamed open' WHERE competition_id = 'C-1'",
+                f"{FED}/competitions/C-1.html"),
+               ("UPDATE players SET name = 'Anna Renamed' WHERE player_id = '1'", f"{FED}/players/{page_name('1')}")]
+    for i, (update, page) in enumerate(renames):
+        before = _tree(kept)
+        with db.begin() as conn:
+            conn.execute(sa.text(update))
+        again = website.build_site(db, kept, generated=date(2026, 1, 1))
+        fresh = tmp_path / f"fresh-{i}"
+        website.build_site(db, fresh, generated=date(2026, 1, 1))
+        after = _tree(kept)
+        assert after == _tree(fresh)
+        assert page in {p for p in after if before.get(p) != after[p]}
+        # Pages that show neither name are left alone.
+        assert again.rendered < again.pages
