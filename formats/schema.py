@@ -239,6 +239,32 @@ def plain_frame(rows: Sequence[Mapping[str, Any]], schema: dict[str, pl.DataType
     return pl.from_dicts(rows, schema=schema, strict=True)
 
 
+def merge_players(players: pl.DataFrame) -> pl.DataFrame:
+    """One row per player (``federation``, ``player_id``, in first-seen order): the last non-null
+    value of each column, the rows in order (older files first).
+
+    A file that names a player without a detail (a results file gives no birth year) must not
+    blank what an earlier file gave: FIDE's K-factor of a junior comes from the birth year, so a
+    blanked one re-rates the player's whole history. The warehouse keeps players the same way
+    (later files fill what was missing; nulls never erase).
+
+    Examples
+    --------
+    >>> older = pl.DataFrame({"federation": ["fide"] * 2, "player_id": ["1", "2"], "birth_year": [2008, 1970],
+    ...                       "name": ["Ann", "Bo"]})
+    >>> tonight = pl.DataFrame({"federation": ["fide"], "player_id": ["1"], "birth_year": [None],
+    ...                         "name": ["Anna"]})
+    >>> merge_players(pl.concat([older, tonight], how="diagonal_relaxed")).rows()
+    [('fide', '1', 2008, 'Anna'), ('fide', '2', 1970, 'Bo')]
+    """
+    if players.height == 0:
+        return players
+    key = ["federation", "player_id"]
+    return players.group_by(key, maintain_order=True).agg(
+        [pl.col(c).drop_nulls().last() for c in players.columns if c not in key]
+    ).select(players.columns)
+
+
 def concat(frames: Iterable[pl.DataFrame], schema: dict[str, pl.DataType]) -> pl.DataFrame:
     """Concatenate frames that may carry extra columns; the result keeps the schema's
     columns first and any extra columns (``status``, ``rated``) after them.

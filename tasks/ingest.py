@@ -29,6 +29,7 @@ from formats.schema import (
     GAMES_SCHEMA,
     PLAYERS_SCHEMA,
     concat,
+    merge_players,
 )
 from tasks.runtime import get_run_logger, task
 
@@ -209,20 +210,6 @@ def _touched_by(result: formats.ReadResult, keys: set[str]) -> bool:
     return len(pairs) != players.height
 
 
-def _merge_players(players: pl.DataFrame) -> pl.DataFrame:
-    """One row per player: the last non-null value of each column over the night's files.
-
-    A results file that names no one must not blank the names a players list gave
-    (whichever file sorts last).
-    """
-    if players.height == 0:
-        return players
-    key = ["federation", "player_id"]
-    return players.group_by(key, maintain_order=True).agg(
-        [pl.col(c).drop_nulls().last() for c in players.columns if c not in key]
-    ).select(players.columns)
-
-
 def _federation_in_rows(path: Path) -> str | None:
     """The federation a CSV file's ``federation`` column names most often, even when the
     file cannot be read as a whole (a missing column, a wrong header): every row says it."""
@@ -336,7 +323,7 @@ def read_inbox(
             files=files,
             # The readers' declarations (language, online, time control) travel to validation.
             competitions=concat([r.competitions for r in results], {**COMPETITIONS_SCHEMA, **DECLARATIONS_SCHEMA}),
-            players=_merge_players(concat([r.players for r in results], PLAYERS_SCHEMA)),
+            players=merge_players(concat([r.players for r in results], PLAYERS_SCHEMA)),
             games=concat([r.games for r in results], GAMES_SCHEMA),
             byes=concat([r.byes for r in results], BYES_SCHEMA),
             findings=findings,

@@ -19,6 +19,7 @@ from formats.schema import (
     RATINGS_SCHEMA,
     concat,
     empty,
+    merge_players,
 )
 from warehouse.bulk import read_frame
 from warehouse.errors import UnknownCompetitionError
@@ -82,7 +83,7 @@ class History:
         replaces its old version.
 
         Returns the accepted competitions, their rated games and every known player (the
-        latest row of each).
+        last known value of each detail).
         """
         replaced = competitions.get_column("competition_id").to_list()
         all_competitions = concat(
@@ -97,9 +98,8 @@ class History:
             pl.col("competition_id").is_in(accepted.get_column("competition_id").to_list())
             & pl.col("rated").fill_null(True)
         )
-        known = concat([self.players, players], PLAYERS_SCHEMA).unique(
-            subset=["federation", "player_id"], keep="last", maintain_order=True
-        )
+        # Tonight's files fill what the history lacks; a detail they leave out is kept (merge_players).
+        known = merge_players(concat([self.players, players], PLAYERS_SCHEMA))
         return accepted, rated_games, known
 
 
