@@ -253,3 +253,32 @@ def test_the_published_rapid_lists_carry_the_adjustment_from_october_2022(tmp_pa
     after_r3 = {p: _row(rated.lists["rapid"].run.changes, "R3", p)["rating_after"] for p in ("1", "2")}
     assert december == {**after_r3, "3": in_force["3"] - 100.0, "4": in_force["4"] - 100.0}
     assert after_r3["1"] > in_force["1"] - 100.0
+
+
+def test_a_results_file_without_birth_years_leaves_a_juniors_k_factor(tmp_path: Path) -> None:
+    """A junior's K-factor (40: under 18 and below 2400, RULES.md "FIDE" K-factor) comes from the
+    birth year the history's files gave. Tonight's results file names him without one (an
+    interchange results file has no birth year): the whole history is re-rated (FIDE re-rates
+    from the seed) and his earlier games keep K = 40, as the warehouse keeps his birth year
+    (nulls never erase). Laying tonight's players over the history by their latest row used to
+    blank it: K 20, and a correcting edition of every published list he was on."""
+    db = warehouse.get_engine(f"sqlite:///{tmp_path / 'w.db'}")
+    warehouse.load_seed(db, "fide", SEED.drop("k"), source="s.ratings.csv", source_sha256="s")
+    first = batch_from_interchange([_event(tmp_path, "A", "2025-10-10", "standard", [("3", "1", 1.0)])], "fide")
+    players = conform(pl.DataFrame({"federation": "fide", "player_id": ["3"], "birth_year": [2012]}), PLAYERS_SCHEMA)
+    fed = FederationBatch(federation="fide", files=first.files, competitions=first.competitions,
+                          players=pl.concat([first.players, players], how="diagonal_relaxed"), games=first.games,
+                          byes=first.byes, findings=first.findings)
+    earlier = rate(warehouse.history(db, "fide"), fed, federation_config("fide"), date(2025, 11, 1))
+    assert _row(earlier.run.changes, "A", "3")["k"] == 40.0
+    warehouse.load_batch(db, warehouse.LoadBatch(
+        "fide", first.files, earlier.competitions.filter(pl.col("competition_id") == "A"), fed.players,
+        first.games, first.byes, first.findings))
+    assert warehouse.history(db, "fide").players.filter(pl.col("player_id") == "3")["birth_year"].to_list() == [2012]
+    tonight = batch_from_interchange([_event(tmp_path, "B", "2025-11-10", "standard", [("3", "2", 0.5)])], "fide")
+    assert tonight.players.filter(pl.col("player_id") == "3")["birth_year"].to_list() in ([None], [])
+    night = FederationBatch(federation="fide", files=tonight.files, competitions=tonight.competitions,
+                            players=tonight.players, games=tonight.games, byes=tonight.byes, findings=tonight.findings)
+    again = rate(warehouse.history(db, "fide"), night, federation_config("fide"), date(2025, 12, 1))
+    assert _row(again.run.changes, "A", "3") == _row(earlier.run.changes, "A", "3")
+    assert _row(again.run.changes, "B", "3")["k"] == 40.0
