@@ -316,6 +316,10 @@ def plan_editions(
         new_points = [p for p in all_points if engine.point_date(p) > latest_day]  # type: ignore[operator]
     else:
         new_points = all_points
+    if publication == "monthly":
+        # The list of the 1st holds the periods that ended before it: it is published on its date,
+        # not while its last period runs (each later night of that month would correct it).
+        new_points = [p for p in new_points if engine.point_date(p) <= as_of]
     check = covered if rated.cut is None else covered.filter(pl.col("covers") >= rated.cut)
     names = rated.players.select("player_id", pl.col("name").alias("_name")).filter(pl.col("_name").is_not_null())
     corrections_all = warehouse.edition_corrections(db, federation).filter(

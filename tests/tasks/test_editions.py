@@ -57,7 +57,7 @@ def test_fide_publishes_one_list_a_month_with_fides_figures(shared_data: Path, t
     warehouse.load_seed(db, "fide", seed, source="seed.ratings.csv", source_sha256="fide-seed")
     batch = _fed_batch(batch_from_interchange(sorted((folder / "results").glob("*.results.csv")), "fide"))
     config = federation_config("fide")
-    rated, _ = _rate_and_publish(db, "fide", batch, config, date(2026, 6, 1))
+    rated, _ = _rate_and_publish(db, "fide", batch, config, date(2026, 12, 1))
     assert rated.cut is None  # FIDE always re-rates from the seed
 
     published = warehouse.editions(db, "fide")
@@ -87,6 +87,36 @@ def test_fide_publishes_one_list_a_month_with_fides_figures(shared_data: Path, t
             assert before.filter(pl.col("player_id") == row["player_id"]).get_column("rating").to_list() == [
                 row["rating_before"]
             ]
+
+
+def test_a_monthly_list_is_published_on_its_date_not_while_its_period_runs(shared_data: Path,
+                                                                           tmp_path: Path) -> None:
+    """DESIGN.md *Publication*: FIDE's list of the 1st holds the rating periods that ended before
+    it. A run on 15 June publishes the lists up to 1 June; the periods after it are rated (the
+    current ratings hold them) but their lists wait for their date, so the later nights of June
+    add games without correcting anything. A run on 1 December publishes the lists from July on,
+    as ordinary editions, with the figures one run on 1 December publishes. Data:
+    ../shared/data/fide/published_periods (as in the test above)."""
+    folder = shared_data / "fide" / "published_periods"
+    seed = formats.read_ratings(folder / "seed.ratings.csv", federation="fide")
+    batch = _fed_batch(batch_from_interchange(sorted((folder / "results").glob("*.results.csv")), "fide"))
+    config = federation_config("fide")
+    lists = {}
+    for name, days in (("nightly", [date(2026, 6, 15), date(2026, 12, 1)]), ("at-once", [date(2026, 12, 1)])):
+        db = warehouse.get_engine(f"sqlite:///{tmp_path / (name + '.db')}")
+        warehouse.load_seed(db, "fide", seed, source="seed.ratings.csv", source_sha256="fide-seed")
+        for i, day in enumerate(days):
+            _rate_and_publish(db, "fide", batch if i == 0 else FederationBatch(federation="fide"), config, day)
+            published = warehouse.editions(db, "fide")
+            assert published.get_column("as_of").max() <= day
+            assert set(published.get_column("kind").to_list()) == {"ordinary"}
+        if name == "nightly":
+            assert warehouse.editions(db, "fide").filter(pl.col("as_of") == date(2026, 7, 1)).height == 1
+        lists[name] = [warehouse.rating_list(db, "fide", edition=e).drop("edition", strict=False)
+                       for e in warehouse.editions(db, "fide").get_column("edition").to_list()]
+    assert len(lists["nightly"]) == len(lists["at-once"]) > 0
+    for nightly, at_once in zip(lists["nightly"], lists["at-once"], strict=True):
+        assert nightly.equals(at_once)
 
 
 def _one(cid: str, day: str, games: list[tuple[str, str, float]], version: str = "a") -> FederationBatch:
