@@ -424,7 +424,7 @@ class _Federation:
     entries: pl.DataFrame                     # + ed (0-based edition index), prev_rating, new
     players: dict[str, dict[str, Any]]
     competitions: list[dict[str, Any]]
-    findings: dict[str, list[dict[str, Any]]]
+    findings: Mapping[str, list[dict[str, Any]]]
     changes: Mapping[str, list[dict[str, Any]]]  # player -> changes (rating order)
     changes_by_competition: Mapping[str, list[dict[str, Any]]]
     #: The frames the two above and ``findings`` are made from (the pages' planning keys hash them).
@@ -457,7 +457,7 @@ def _read(engine: Engine, federation: str, info: dict[str, Any]) -> _Federation:
     change_frame = queries.site_changes(engine, federation)
     return _Federation(
         federation=federation, info=info, editions=editions.to_dicts(), entries=entries,
-        players=players, competitions=competitions, findings=_grouped(finding_frame.to_dicts(), "competition_id"),
+        players=players, competitions=competitions, findings=_Dicts(finding_frame, ["competition_id"], finding_frame.columns),
         changes=_Dicts(change_frame, ["player_id"], change_frame.columns),
         changes_by_competition=_Dicts(change_frame, ["competition_id"], change_frame.columns),
         change_frame=change_frame, finding_frame=finding_frame,
