@@ -190,14 +190,21 @@ class _Writer:
         self.seen.add(self._checked(relative))
         self.keys[relative] = key
 
+    def stands(self, relative: str, key: str) -> bool:
+        """Keep page ``relative`` (and say so) when it was made from the same inputs (``key``) last
+        time and its file is still there."""
+        if self.old_keys.get(relative) == key and self.exists(relative):
+            self.keep(relative, key)
+            return True
+        return False
+
     def write_keyed(self, relative: str, key: str, render: Callable[[], str]) -> None:
         """Write the page ``render()`` makes, unless it was made from the same inputs (``key``, a
         :func:`_digest` of everything ``render`` reads) last time and its file is still there."""
         if self.delegate is not None and self.delegate[0] is not None:
             self.delegate[0].write_keyed(relative, key, render)
             return
-        if self.old_keys.get(relative) == key and self.exists(relative):
-            self.keep(relative, key)
+        if self.stands(relative, key):
             return
         self.keys[relative] = key
         self.write(relative, render())
@@ -783,26 +790,25 @@ def _render_federation(
         return _digest(every_edition, "card", player_id, fed.players.get(player_id), player_names.get(player_id),
                        line_keys.get(player_id), rated_keys.get(player_id), current)
 
-    def edition_key(e: Mapping[str, Any], as_list: bool) -> str:
+    def edition_shape(e: Mapping[str, Any], as_list: bool) -> tuple[bool, dict[str, Any] | None]:
+        """Whether an edition's page lists it in full, and the edition before it (shown), for its key
+        and its render alike."""
         in_full = not by_change or e["index"] in slices
-        rows = full_keys.get(e["index"]) if in_full else changed_keys.get(e["index"])
         if as_list:
             previous = editions[-2] if len(editions) > 1 else None
         else:
             previous = editions[e["index"] - 1] if e["index"] else None
+        return in_full, shown(previous) if previous else None
+
+    def edition_key(e: Mapping[str, Any], as_list: bool) -> str:
+        in_full, previous = edition_shape(e, as_list)
+        rows = full_keys.get(e["index"]) if in_full else changed_keys.get(e["index"])
         return _digest(stable, "list" if as_list else "edition", shown(e), in_full, e is latest, extra_columns,
-                       shown(previous) if previous else None, rows, None if as_list else diffs[e["index"]])
+                       previous, rows, None if as_list else diffs[e["index"]])
 
     def competition_key(comp: Mapping[str, Any]) -> str:
         cid = comp["competition_id"]
         return _digest(stable, "competition", shown(comp), finding_keys.get(cid), outcome_keys.get(cid))
-
-    def stands(page: str, key: str) -> bool:
-        """Leave ``page`` as it is when it was made from the same inputs (``key``) and is there."""
-        if writer.old_keys.get(page) == key and writer.exists(page):
-            writer.keep(page, key)
-            return True
-        return False
 
     def known_names(ids: Iterable[str | None]) -> dict[str, str | None]:
         return {pid: player_names.get(pid) for pid in ids if pid is not None}
@@ -812,20 +818,18 @@ def _render_federation(
         return f"{base}/index.html" if as_list else f"{base}/editions/{e['edition']}.html"
 
     def render_edition(e: dict[str, Any], key: str, *, as_list: bool = False) -> None:
-        in_full = not by_change or e["index"] in slices
+        in_full, previous = edition_shape(e, as_list)
         rows = rows_of(e["index"]) if in_full else [dict(zip(_LIST_COLUMNS, row, strict=True))
                                                     for row in changed_on.get(e["index"], [])]
         ctx = {**common, "edition": shown(e), "categories": sorted({r["category"] for r in rows if r["category"]}),
                "statuses": [s for s in (*STATUS_ORDER, LEFT) if any(r["status"] == s for r in rows)],
                "extra_columns": extra_columns, "is_current": e is latest, "changes_only": not in_full}
         if as_list:
-            previous = shown(editions[-2]) if len(editions) > 1 else None
             writer.write_keyed(edition_path(e, as_list), key,
                                lambda: edition_page.render(root="../", **ctx, previous=previous,
                                                            rows=list_rows(rows, names_top), corrections=None,
                                                            is_list=True))
         else:
-            previous = shown(editions[e["index"] - 1]) if e["index"] else None
             corrections = diffs[e["index"]]
             writer.write_keyed(edition_path(e, as_list), key,
                                lambda: edition_page.render(root="../../", **ctx, previous=previous,
@@ -912,10 +916,10 @@ def _render_federation(
     jobs: list[Callable[[], None]] = []
     for e, as_list in [*((e, False) for e in editions), *([(latest, True)] if latest is not None else [])]:
         key = edition_key(e, as_list)
-        if not stands(edition_path(e, as_list), key):
+        if not writer.stands(edition_path(e, as_list), key):
             jobs.append(functools.partial(render_edition, e, key, as_list=as_list))
     outcomes = [(c, key) for c in fed.competitions
-                if not stands(competition_path(c), key := competition_key(c))]
+                if not writer.stands(competition_path(c), key := competition_key(c))]
     to_render, state = _plan_cards(fed, engine, previous, writer, _digest(sorted(player_names.items())),
                                    player_ids, lambda pid: (card_page(pid), base_key(pid)))
     clock.lap("plan")
