@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 import polars as pl
@@ -75,6 +76,9 @@ class History:
     games: pl.DataFrame  #: GAMES_SCHEMA + rated, of the current versions, keeping ``source_line``
     players: pl.DataFrame  #: PLAYERS_SCHEMA, every player the federation's files named
     seed_edition: int | None = None  #: the edition number the seeded list carried
+    #: ``games`` holds only the games of competitions that end on or after this day (an
+    #: incremental run reads no more than it re-rates); None: every game.
+    games_from: date | None = None
 
     def laid_over(
         self, competitions: pl.DataFrame, games: pl.DataFrame, players: pl.DataFrame,
@@ -115,8 +119,11 @@ class CompetitionDetail:
     versions: pl.DataFrame  #: every version: version, status, outcome, source, source_sha256, loaded load_id
 
 
-def history(engine: Engine, federation: str) -> History:
+def history(engine: Engine, federation: str, *, games_from: date | None = None) -> History:
     """Read the federation's current history (superseded versions left out).
+
+    ``games_from``: read only the games of competitions that end on or after that day
+    (:attr:`History.games_from`); the competitions, players and seed are read in full.
 
     Examples
     --------
@@ -145,20 +152,30 @@ def history(engine: Engine, federation: str) -> History:
             sa.select(*_cols(_C, _WITH_STATUS)).where(current).order_by(_C.end_date, _C.start_date, _C.competition_id),
             _WITH_STATUS,
         )
-        games = read_frame(
-            conn,
-            sa.select(*_cols(_G, _GAMES_RATED))
-            .join(Competition.__table__, _C.id == _G.competition_key)  # type: ignore[attr-defined]
-            .where(current)
-            .order_by(_G.id),
-            _GAMES_RATED,
-        )
+        games = history_games(conn, federation, games_from)
         players = read_frame(
             conn, sa.select(*_cols(_P, PLAYERS_SCHEMA)).where(_P.federation == federation).order_by(_P.player_id),
             PLAYERS_SCHEMA,
         )
     return History(seed=seed, competitions=competitions, games=games, players=players,
-                   seed_edition=None if seed_edition is None else int(seed_edition))
+                   seed_edition=None if seed_edition is None else int(seed_edition), games_from=games_from)
+
+
+def history_games(conn: sa.Connection, federation: str, games_from: date | None = None) -> pl.DataFrame:
+    """The games of the federation's current competitions (:attr:`History.games`), in load
+    order; with ``games_from``, only those of competitions ending on or after that day
+    (and of any without an end date)."""
+    where = (_C.federation == federation) & (_C.status != "superseded")
+    if games_from is not None:
+        where = where & ((_C.end_date >= games_from) | _C.end_date.is_(None))
+    return read_frame(
+        conn,
+        sa.select(*_cols(_G, _GAMES_RATED))
+        .join(Competition.__table__, _C.id == _G.competition_key)  # type: ignore[attr-defined]
+        .where(where)
+        .order_by(_G.id),
+        _GAMES_RATED,
+    )
 
 
 def current_ratings(engine: Engine, federation: str) -> pl.DataFrame:

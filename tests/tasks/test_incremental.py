@@ -38,7 +38,7 @@ from formats.schema import (
 )
 from tasks.ingest import FederationBatch
 from tasks.publish import _effective, apply_editions
-from tasks.rate import Stored, rate
+from tasks.rate import Stored, history_to_rate, rate
 from tests.conftest import postgres_database
 from warehouse.models import Explanation, Rating, RatingChange
 
@@ -121,8 +121,8 @@ def _night(
     db: Engine, fed: str, batch: FederationBatch, config: dict[str, object], day: date, *, full: bool
 ) -> str | None:
     """One night; returns where it rated from (None: from the seed)."""
-    history = warehouse.history(db, fed)
     stored = None if full else Stored.from_warehouse(db, fed)
+    history = history_to_rate(db, batch, config, stored)  # the nightly's read: the games from the cut on
     rated = rate(history, batch, config, day, stored=stored)
     warehouse.load_batch(db, warehouse.LoadBatch(
         federation=fed, files=batch.files, competitions=batch.competitions, players=batch.players,
@@ -202,3 +202,35 @@ def test_incremental_nights_equal_a_full_rerate(db: Engine, system: str, history
     _night(db, inc, FederationBatch(federation=inc), config, day + timedelta(days=30), full=False)
     assert warehouse.editions(db, inc).height == before
 
+
+
+def test_a_night_reads_only_the_games_it_re_rates(sqlite_db: Engine) -> None:
+    """The nightly reads the games from its cut's day on (issue 11: reading a 1M-game
+    history was most of a night's rate stage); a run that needs more refuses that history."""
+    db, config, fed = sqlite_db, federation_config("ajusc"), f"ajusc-tail-{next(_serial)}"
+    warehouse.load_seed(db, fed, _seed(fed), source=f"{fed}.ratings.csv", source_sha256=f"seed-{fed}", edition=40)
+    games = [(1, "100", "101", 1.0), (1, "102", "103", 0.5), (2, "100", "102", 0.0)]
+    comps = [{"id": f"T{k}", "day": day, "games": games} for k, day in enumerate((0, 100, 200, 50, 50))]
+    day = date(2026, 9, 1)
+    _night(db, fed, _batch(fed, [comps[0], comps[1], comps[4]]), config, day, full=False)
+    _night(db, fed, _batch(fed, comps[2:3]), config, day, full=False)
+
+    # T3 ends on day 50: it re-rates T4 (the same day, after it in rating order), T1 and T2, not T0.
+    late = _batch(fed, comps[3:4])
+    stored = Stored.from_warehouse(db, fed)
+    history = history_to_rate(db, late, config, stored)
+    assert history.games_from == date(2025, 9, 6) + timedelta(days=50)
+    assert sorted(set(history.games.get_column("competition_id"))) == ["T1", "T2", "T4"]
+    tail = rate(history, late, config, day, stored=stored)
+    whole = warehouse.history(db, fed)
+    assert whole.games.height == 4 * len(games) and whole.games_from is None
+    assert_frame_equal(history.games, whole.games.filter(pl.col("competition_id") != "T0"))
+    every = rate(whole, late, config, day, stored=stored)
+    assert tail.cut == every.cut and tail.cut is not None
+    assert_frame_equal(tail.run.changes, every.run.changes)
+    assert_frame_equal(tail.run.ratings, every.run.ratings)
+    # A run from the seed over that history would rate without T0's games: it is refused.
+    with pytest.raises(ValueError, match="holds the games from 2025-10-26 on only"):
+        rate(history, late, config, day, stored=None)
+    # A night with nothing earlier than the stored rows reads no game at all.
+    assert history_to_rate(db, _batch(fed, [{"id": "T9", "day": 300, "games": games}]), config, stored).games.height == 0
