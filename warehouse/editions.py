@@ -449,12 +449,15 @@ def _read_edition(conn: Connection, federation: str, stored_name: str | None, ed
 
 def edition_contents(
     engine: Engine, federation: str, wanted: Sequence[int], *, list_name: str | None = None,
-    first_list: str | None = None,
+    first_list: str | None = None, stored: pl.DataFrame | None = None,
 ) -> Iterator[tuple[int, pl.DataFrame]]:
     """Editions ``wanted`` of one list in full, in edition order: ``(edition, RATING_LIST_SCHEMA)``.
 
     The list's lines are read once and its editions replayed in order, so checking every
     published edition after a backfill reads each line once, not once per edition.
+    ``stored``: the list's lines already read (LINES_SCHEMA + ``edition``, by edition and
+    ``seq``, as :func:`stored_lines` gives them), at least those of the editions up to the
+    last one wanted; they are not read again.
     """
     todo = set(wanted)
     if not todo:
@@ -468,7 +471,8 @@ def edition_contents(
         )
         start = min((_starts_at(*row)[1] for row in heads.filter(pl.col("edition").is_in(sorted(todo))).iter_rows()),
                     default=0)
-        lines = _lines(conn, where, start, max(todo))
+        lines = (_lines(conn, where, start, max(todo)) if stored is None
+                 else stored.filter(pl.col("edition").is_between(start, max(todo))).select(*LINES_SCHEMA, "edition"))
     kinds = dict(heads.filter(pl.col("edition") >= start).select("edition", "lines").iter_rows())
     first = min(todo)
     # The state at the first edition wanted, in one pass over the lines before it (from the last

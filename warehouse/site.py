@@ -143,23 +143,27 @@ def site_editions(engine: Engine, federation: str) -> pl.DataFrame:
         return read_frame(conn, query, schema)
 
 
-def site_entries(engine: Engine, federation: str, *, editions: Collection[int] | None = None) -> pl.DataFrame:
+def site_entries(
+    engine: Engine, federation: str, *, editions: Collection[int] | None = None, lines: pl.DataFrame | None = None,
+) -> pl.DataFrame:
     """Every line of every edition of ``federation`` (ENTRIES_SCHEMA), by edition and position;
     ``editions``: those editions only.
 
     Editions store their changes (:mod:`warehouse.editions`): each list's lines are read
-    once and its editions replayed in order.
+    once and its editions replayed in order. ``lines``: every line the federation's editions
+    stored, already read (:func:`site_lines`), which are then not read again.
     """
     query = sa.select(_RL.id, _RL.edition, _RL.list_name).where(_RL.federation == federation)
-    if editions is not None:
-        query = query.where(_RL.edition.in_(sorted(editions)))
     with engine.connect() as conn:
-        heads = read_frame(conn, query, {"list_id": pl.Int64(), "edition": pl.Int64(), "list_name": pl.Utf8()})
+        every = read_frame(conn, query, {"list_id": pl.Int64(), "edition": pl.Int64(), "list_name": pl.Utf8()})
+    heads = every if editions is None else every.filter(pl.col("edition").is_in(sorted(editions)))
     ids = dict(heads.select("edition", "list_id").iter_rows())
     parts: list[pl.DataFrame] = []
     for stored_name, numbers in heads.group_by("list_name").agg("edition").iter_rows():
         # The list as stored: null names the federation's first list.
-        for edition, rows in edition_contents(engine, federation, numbers, list_name=stored_name):
+        stored = None if lines is None else lines.filter(pl.col("list_id").is_in(
+            every.filter(pl.col("list_name").eq_missing(stored_name)).get_column("list_id").to_list()))
+        for edition, rows in edition_contents(engine, federation, numbers, list_name=stored_name, stored=stored):
             parts.append(rows.with_columns(
                 pl.lit(ids[edition], pl.Int64).alias("list_id"),
                 pl.int_range(1, rows.height + 1, dtype=pl.Int64).alias("position"),

@@ -454,8 +454,9 @@ def _read(engine: Engine, federation: str, info: dict[str, Any]) -> _Federation:
     if (editions.get_column("n_players").sum() or 0) <= FULL_LINES:
         entries = _every_edition(engine, federation, index)
     else:
-        lines = _own_lines(queries.site_lines(engine, federation).join(index, on="list_id", how="inner"))
-        entries = _recent_editions(engine, federation, editions, index, lines)
+        stored = queries.site_lines(engine, federation)
+        lines = _own_lines(stored.join(index, on="list_id", how="inner"))
+        entries = _recent_editions(engine, federation, editions, index, lines, stored)
         lines = lines.drop("rank").join(entries.select("player_id", "ed", "rank"), on=["player_id", "ed"],
                                         how="left", maintain_order="left")
     players = {r["player_id"]: r for r in queries.site_players(engine, federation).to_dicts()}
@@ -493,13 +494,16 @@ def _every_edition(engine: Engine, federation: str, index: pl.DataFrame) -> pl.D
 
 def _recent_editions(
     engine: Engine, federation: str, editions: pl.DataFrame, index: pl.DataFrame, lines: pl.DataFrame,
+    stored: pl.DataFrame,
 ) -> pl.DataFrame:
     """The most recent editions whose ``n_players`` add up to FULL_LINES (at least the latest), in full,
     as :func:`_every_edition` gives them: the change and ``new`` come from each player's line in
-    force on the edition before, the newest of ``lines`` before it."""
+    force on the edition before, the newest of ``lines`` before it. ``stored``: the lines as
+    stored (:func:`warehouse.site.site_lines`), replayed into those editions without a second read."""
     recent = editions.join(index, on="list_id").sort("ed", descending=True).filter(
         (pl.col("n_players").cum_sum() <= FULL_LINES) | (pl.int_range(pl.len()) == 0))
-    entries = (queries.site_entries(engine, federation, editions=recent.get_column("edition").to_list())
+    entries = (queries.site_entries(engine, federation, editions=recent.get_column("edition").to_list(),
+                                    lines=stored)
                .join(index, on="list_id", how="inner").sort("ed", "position"))
     before = lines.select("player_id", "ed", pl.col("rating").alias("prev_rating"),
                           pl.col("removed").not_().alias("was_listed"))

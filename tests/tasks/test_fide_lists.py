@@ -24,6 +24,7 @@ from tasks.ingest import FederationBatch
 from tasks.publish import apply_editions
 from tasks.rate import Rated, StandardInForce, rate
 from tests.warehouse.conftest import batch_from_interchange
+from warehouse.site import site_editions, site_entries, site_lines
 
 Pairs = list[tuple[str, str, float]]
 
@@ -253,6 +254,15 @@ def test_the_published_rapid_lists_carry_the_adjustment_from_october_2022(tmp_pa
     after_r3 = {p: _row(rated.lists["rapid"].run.changes, "R3", p)["rating_after"] for p in ("1", "2")}
     assert december == {**after_r3, "3": in_force["3"] - 100.0, "4": in_force["4"] - 100.0}
     assert after_r3["1"] > in_force["1"] - 100.0
+    # The site replays the lines it has already read (site_lines) into the same editions of
+    # each of the three lists as reading them again does (issue 11).
+    stored = site_lines(db, "fide")
+    assert stored.get_column("list_id").n_unique() >= 3
+    every = site_editions(db, "fide").get_column("edition").to_list()
+    for wanted in (None, every[-1:], every[:2]):  # the last rapid edition replays the two before it
+        again = site_entries(db, "fide", editions=wanted)
+        assert again.height
+        assert_frame_equal(site_entries(db, "fide", editions=wanted, lines=stored), again)
 
 
 def test_a_results_file_without_birth_years_leaves_a_juniors_k_factor(tmp_path: Path) -> None:
