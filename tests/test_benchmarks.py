@@ -43,11 +43,19 @@ def test_engine_rows_for_every_system() -> None:
 
 
 @pytest.mark.slow
-def test_end_to_end_rows_on_sqlite() -> None:
-    out = _harness("--sizes", "2k", "--systems", "ajusc", "--reference-games", "0")
+def test_end_to_end_rows_on_sqlite(tmp_path: Path) -> None:
+    out = _harness("--sizes", "2k", "--systems", "ajusc", "--reference-games", "0", "--work", str(tmp_path))
     for what in ("io floor", "fixed", "run", "incremental", "backfill", "whatif"):
         assert f"| {what:12s} |" in out
     assert "stages done" not in out and "validate " in out   # the run rows say where the time went
+    # The explanations kept against derived on read, on the warehouse the rows filled.
+    (db,) = tmp_path.glob("ajusc-*/sqlite/bench.db")
+    done = subprocess.run([sys.executable, "benchmarks/bench_explanations.py", "--warehouse", f"sqlite:///{db}",
+                           "--federation", "ajusc"], cwd=REPO, capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "| re-rate the whole history from the seed |" in done.stdout and "derived on read:" in done.stdout
+    assert "note:" not in done.stdout   # the re-rate builds as many rows as the warehouse keeps
 
 
 def test_a_row_past_its_timeout_is_stopped_and_said() -> None:
