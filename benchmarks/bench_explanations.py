@@ -28,7 +28,9 @@ import resource
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import polars as pl
 import sqlalchemy as sa
@@ -43,10 +45,12 @@ from warehouse.load import DERIVED_BLOCK, _block_digests
 from warehouse.models import Explanation
 from warehouse.site import site_explained_from, site_explanations
 
+T = TypeVar("T")
 
-def _timed(what: str, rows: list[tuple[str, float, str]], call: object) -> object:
+
+def _timed(what: str, rows: list[tuple[str, float, str]], call: Callable[[], T]) -> T:
     started = time.perf_counter()
-    out = call() if callable(call) else call
+    out = call()
     rows.append((what, time.perf_counter() - started, ""))
     return out
 
@@ -64,14 +68,11 @@ def main(argv: list[str] | None = None) -> int:
 
     history = _timed("read the history (games, competitions, players, seed)", rows,
                      lambda: warehouse.history(db, fed))
-    assert isinstance(history, warehouse.History)
     accepted, games, players = history.laid_over(history.competitions.clear(), history.games.clear(),
                                                  history.players.clear())
     run = _timed("re-rate the whole history from the seed", rows, lambda: engine.rate_history(
         fed, accepted, games, history.seed, config=config, players=engine.own_declared_ratings(players, fed)))
-    assert isinstance(run, engine.RatingRun)
     explained = _timed("build the explanation rows", rows, lambda: run.explanations)
-    assert isinstance(explained, pl.DataFrame)
     rows[-1] = (rows[-1][0], rows[-1][1], f"{explained.height:,} rows")
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -92,13 +93,11 @@ def main(argv: list[str] | None = None) -> int:
 
     stored = _timed("read every stored explanation (a first site generation)", rows,
                     lambda: site_explanations(db, fed))
-    assert isinstance(stored, pl.DataFrame)
     rows[-1] = (rows[-1][0], rows[-1][1], f"{stored.height:,} rows")
     tonight = stored.get_column("competition_id").unique(maintain_order=True).tail(args.night)
     seqs = stored.filter(pl.col("competition_id").is_in(tonight.to_list())).get_column("seq").to_list()
     cards = site_explained_from(db, fed, seqs[0] if seqs else 0)
     some = _timed("read those of a night's cards", rows, lambda: site_explanations(db, fed, cards))
-    assert isinstance(some, pl.DataFrame)
     rows[-1] = (rows[-1][0], rows[-1][1], f"{len(cards):,} players, {some.height:,} rows")
 
     print(f"# {fed}: {history.games.height:,} games, {accepted.height:,} competitions ({args.warehouse})")

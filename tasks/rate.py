@@ -161,10 +161,10 @@ def history_to_rate(
         return warehouse.history(db, fed)
     ahead = warehouse.history(db, fed, games_from=date.max)  # everything but the games
     cut = _cut(ahead, batch, config, stored, rating_basis(ahead.seed, config))[0]
-    if cut is None:
-        return warehouse.history(db, fed)
-    first = date.max if cut == _LAST else engine.point_date(cut)
-    return warehouse.history(db, fed, games_from=first)
+    first = None if cut is None else date.max if cut == _LAST else engine.point_date(cut)
+    if first == date.max:
+        return ahead
+    return replace(ahead, games=warehouse.history_games(db, fed, first), games_from=first)
 
 
 def _restart(

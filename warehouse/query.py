@@ -46,6 +46,7 @@ __all__ = [
     "competition_reports",
     "current_ratings",
     "history",
+    "history_games",
     "player_history",
 ]
 
@@ -152,7 +153,7 @@ def history(engine: Engine, federation: str, *, games_from: date | None = None) 
             sa.select(*_cols(_C, _WITH_STATUS)).where(current).order_by(_C.end_date, _C.start_date, _C.competition_id),
             _WITH_STATUS,
         )
-        games = history_games(conn, federation, games_from)
+        games = read_frame(conn, _games_select(federation, games_from), _GAMES_RATED)
         players = read_frame(
             conn, sa.select(*_cols(_P, PLAYERS_SCHEMA)).where(_P.federation == federation).order_by(_P.player_id),
             PLAYERS_SCHEMA,
@@ -161,20 +162,24 @@ def history(engine: Engine, federation: str, *, games_from: date | None = None) 
                    seed_edition=None if seed_edition is None else int(seed_edition), games_from=games_from)
 
 
-def history_games(conn: sa.Connection, federation: str, games_from: date | None = None) -> pl.DataFrame:
-    """The games of the federation's current competitions (:attr:`History.games`), in load
-    order; with ``games_from``, only those of competitions ending on or after that day
-    (and of any without an end date)."""
+def history_games(engine: Engine, federation: str, games_from: date | None = None) -> pl.DataFrame:
+    """:attr:`History.games` as :func:`history` reads it with ``games_from``, alone (the rest of a
+    history already read stays as it is)."""
+    with engine.connect() as conn:
+        return read_frame(conn, _games_select(federation, games_from), _GAMES_RATED)
+
+
+def _games_select(federation: str, games_from: date | None) -> sa.Select[Any]:
+    """The games of the federation's current competitions, in load order; with ``games_from``,
+    only those of competitions ending on or after that day (and of any without an end date)."""
     where = (_C.federation == federation) & (_C.status != "superseded")
     if games_from is not None:
         where = where & ((_C.end_date >= games_from) | _C.end_date.is_(None))
-    return read_frame(
-        conn,
+    return (
         sa.select(*_cols(_G, _GAMES_RATED))
         .join(Competition.__table__, _C.id == _G.competition_key)  # type: ignore[attr-defined]
         .where(where)
-        .order_by(_G.id),
-        _GAMES_RATED,
+        .order_by(_G.id)
     )
 
 
