@@ -56,6 +56,7 @@ from website.fragments import (
     edition_cells,
     edition_rows,
     list_rows,
+    list_rows_by_edition,
     signed,
 )
 from website.safe import page_name, visible
@@ -821,24 +822,49 @@ def _render_federation(
     def edition_path(e: Mapping[str, Any], as_list: bool) -> str:
         return f"{base}/index.html" if as_list else f"{base}/editions/{e['edition']}.html"
 
-    def render_edition(e: dict[str, Any], key: str, *, as_list: bool = False) -> None:
+    def facets(categories: Iterable[Any], statuses: Iterable[Any]) -> dict[str, list[str]]:
+        """The filters of an edition's page: its categories, and its statuses in the list's order."""
+        present = set(statuses)
+        return {"categories": sorted({c for c in categories if c}),
+                "statuses": [s for s in (*STATUS_ORDER, LEFT) if s in present]}
+
+    def formatted_in_full(wanted: Iterable[tuple[dict[str, Any], bool]]) -> dict[tuple[int, bool], tuple[Markup, dict[str, list[str]]]]:
+        """The rows and filters of the full editions among ``wanted`` (edition, as the list), formatted
+        by polars in this process for all of them at once (:func:`list_rows_by_edition`); an edition
+        missing from the result is rendered by :func:`list_rows`."""
+        done: dict[tuple[int, bool], tuple[Markup, dict[str, list[str]]]] = {}
+        for as_list, names in ((False, names_deep), (True, names_top)):
+            eds = [e["index"] for e, flag in wanted if flag == as_list and edition_shape(e, as_list)[0]]
+            if not eds:
+                continue
+            frame = fed.entries.filter(pl.col("ed").is_in(eds))
+            formatted = list_rows_by_edition(frame.select("ed", *_LIST_COLUMNS), names)
+            if formatted is None:
+                continue
+            values = frame.group_by("ed").agg(pl.col("category").unique(), pl.col("status").unique())
+            for ed, categories, statuses in values.iter_rows():
+                done[ed, as_list] = formatted[ed], facets(categories, statuses)
+        return done
+
+    def render_edition(e: dict[str, Any], key: str, *, as_list: bool = False,
+                       formatted: tuple[Markup, dict[str, list[str]]] | None = None) -> None:
         in_full, previous = edition_shape(e, as_list)
-        rows = rows_of(e["index"]) if in_full else [dict(zip(_LIST_COLUMNS, row, strict=True))
-                                                    for row in changed_on.get(e["index"], [])]
-        ctx = {**common, "edition": shown(e), "categories": sorted({r["category"] for r in rows if r["category"]}),
-               "statuses": [s for s in (*STATUS_ORDER, LEFT) if any(r["status"] == s for r in rows)],
-               "extra_columns": extra_columns, "is_current": e is latest, "changes_only": not in_full}
+        if formatted is None:
+            rows = rows_of(e["index"]) if in_full else [dict(zip(_LIST_COLUMNS, row, strict=True))
+                                                        for row in changed_on.get(e["index"], [])]
+            names = names_top if as_list else names_deep
+            formatted = (list_rows(rows, names, ranked=in_full or as_list),
+                         facets((r["category"] for r in rows), (r["status"] for r in rows)))
+        html, filters = formatted
+        ctx = {**common, "edition": shown(e), **filters, "extra_columns": extra_columns, "is_current": e is latest,
+               "changes_only": not in_full, "previous": previous, "rows": html}
         if as_list:
             writer.write_keyed(edition_path(e, as_list), key,
-                               lambda: edition_page.render(root="../", **ctx, previous=previous,
-                                                           rows=list_rows(rows, names_top), corrections=None,
-                                                           is_list=True))
+                               lambda: edition_page.render(root="../", **ctx, corrections=None, is_list=True))
         else:
             corrections = diffs[e["index"]]
             writer.write_keyed(edition_path(e, as_list), key,
-                               lambda: edition_page.render(root="../../", **ctx, previous=previous,
-                                                           rows=list_rows(rows, names_deep, ranked=in_full),
-                                                           corrections=corrections))
+                               lambda: edition_page.render(root="../../", **ctx, corrections=corrections))
 
     # Player cards. A card is made from its base (everything but the games) and its games (the
     # explanations, most of the warehouse), which are read only for the cards that may have changed
@@ -918,10 +944,12 @@ def _render_federation(
         return [functools.partial(_each, render, items[i:i + _CHUNK]) for i in range(0, len(items), _CHUNK)]
 
     jobs: list[Callable[[], None]] = []
-    for e, as_list in [*((e, False) for e in editions), *([(latest, True)] if latest is not None else [])]:
-        key = edition_key(e, as_list)
-        if not writer.stands(edition_path(e, as_list), key):
-            jobs.append(functools.partial(render_edition, e, key, as_list=as_list))
+    wanted = [(e, as_list, key)
+              for e, as_list in [*((e, False) for e in editions), *([(latest, True)] if latest is not None else [])]
+              if not writer.stands(edition_path(e, as_list), key := edition_key(e, as_list))]
+    formatted = formatted_in_full((e, as_list) for e, as_list, _ in wanted)
+    jobs += [functools.partial(render_edition, e, key, as_list=as_list, formatted=formatted.get((e["index"], as_list)))
+             for e, as_list, key in wanted]
     outcomes = [(c, key) for c in fed.competitions
                 if not writer.stands(competition_path(c), key := competition_key(c))]
     to_render, state = _plan_cards(fed, engine, previous, writer, _digest(sorted(player_names.items())),

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import polars as pl
 from markupsafe import Markup, escape
 
 from website.safe import page_name, visible
 
-__all__ = ["Names", "change_rows", "competition_sections", "edition_cells", "edition_rows", "list_rows", "text"]
+__all__ = ["Names", "change_rows", "competition_sections", "edition_cells", "edition_rows", "list_rows",
+           "list_rows_by_edition", "text"]
 
 #: A player's line on one edition, as :func:`edition_rows` takes it (``ed``: the edition's index).
 ENTRY_COLUMNS: tuple[str, ...] = ("ed", "rating", "change", "status", "category", "rank", "games", "new")
@@ -101,17 +103,12 @@ def list_rows(rows: Sequence[Mapping[str, Any]], names: Names, *, ranked: bool =
     by_status: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for row in rows:
         by_status[row["status"] or "unrated"].append(row)
-    order = [s for s in STATUS_ORDER if s in by_status] + sorted(set(by_status) - set(STATUS_ORDER))
     categories: dict[Any, str] = {}
     out: list[str] = []
-    for status in order:
+    for status in _section_order(by_status):
         section = by_status[status]
         s = text(status)
-        out.append(
-            f'<tbody class="section" data-section="{s}"><tr class="heading">'
-            f'<th colspan="{8 if ranked else 7}" scope="rowgroup">{text(status.capitalize())} '
-            f'<span class="count">({len(section)})</span></th></tr>'
-        )
+        out.append(_heading(status, len(section), ranked))
         for r in section:
             change = r["change"]
             if change is None:
@@ -132,6 +129,120 @@ def list_rows(rows: Sequence[Mapping[str, Any]], names: Names, *, ranked: bool =
             )
         out.append("</tbody>")
     return Markup("".join(out))
+
+
+def _section_order(statuses: Iterable[str]) -> list[str]:
+    present = set(statuses)
+    return [s for s in STATUS_ORDER if s in present] + sorted(present - set(STATUS_ORDER))
+
+
+def _heading(status: str, count: int, ranked: bool) -> str:
+    return (f'<tbody class="section" data-section="{text(status)}"><tr class="heading">'
+            f'<th colspan="{8 if ranked else 7}" scope="rowgroup">{text(status.capitalize())} '
+            f'<span class="count">({count})</span></th></tr>')
+
+
+#: Figures beyond this (or not finite) are left to :func:`list_rows`: the vectorised formatting
+#: below reproduces Python's ``f"{x:.0f}"`` for finite figures that fit an integer exactly.
+_PLAIN_FIGURE = 2.0 ** 52
+
+
+def _figure(column: str) -> pl.Expr:
+    """``f"{x:.0f}"`` of a float column (half to even, like Python; ``-0`` for a negative figure
+    that rounds to zero), empty for null."""
+    x = pl.col(column)
+    rounded = x.round(0, mode="half_to_even")
+    digits = rounded.cast(pl.Int64).cast(pl.Utf8)
+    negative_zero = (rounded == 0) & ((x < 0) | ((x == 0) & (1.0 / x < 0)))
+    return pl.when(x.is_null()).then(pl.lit("")).when(negative_zero).then(pl.lit("-0")).otherwise(digits)
+
+
+def list_rows_by_edition(frame: pl.DataFrame, names: Names, *, ranked: bool = True) -> dict[Any, Markup] | None:
+    """:func:`list_rows` of every edition of ``frame`` at once (its ``ed`` column; the rows in
+    the frame's order), the rows formatted by polars rather than one by one in Python: the
+    escaped texts are made once per distinct value, with the same :func:`text` and
+    :meth:`Names.link`, and the figures in polars exactly as :func:`list_rows` formats them.
+
+    None when the frame holds what the vectorised formatting is not made for (a figure that
+    is not finite or too large, a rank or a count that is not an integer): the caller then
+    renders with :func:`list_rows`.
+    """
+    if frame.is_empty():
+        return {}
+    schema = frame.schema
+    if not (schema["rank"].is_integer() or schema["rank"] == pl.Null) or not (
+            schema["games"].is_integer() or schema["games"] == pl.Null):
+        return None
+    for column in ("rating", "change"):
+        values = frame.get_column(column)
+        if not values.dtype.is_numeric() and values.dtype != pl.Null:
+            return None
+        figures = values.drop_nulls().cast(pl.Float64)
+        if not figures.is_empty() and not (figures.is_finite().all() and figures.abs().max() < _PLAIN_FIGURE):  # type: ignore[operator]
+            return None
+
+    def texts(values: Iterable[Any], render: Callable[[Any], str]) -> pl.DataFrame:
+        keys = list(values)
+        return pl.DataFrame({"key": keys, "text": [render(v) for v in keys]},
+                            schema={"key": pl.Utf8(), "text": pl.Utf8()})
+
+    ids = frame.get_column("player_id").unique().to_list()
+    people = pl.DataFrame({"player_id": ids, "_link": [names.link(i) for i in ids],
+                           "_id": [text(i) for i in ids]},
+                          schema={"player_id": pl.Utf8(), "_link": pl.Utf8(), "_id": pl.Utf8()})
+    categories = texts(frame.get_column("category").unique().to_list(), text)
+    rows = frame.select(
+        "ed", "player_id", "category", "new", "change",
+        pl.when(pl.col("status").is_null() | (pl.col("status") == "")).then(pl.lit("unrated"))
+        .otherwise(pl.col("status")).alias("_status"),
+        pl.col("rank").cast(pl.Int64).cast(pl.Utf8).fill_null("").alias("_rank"),
+        pl.col("games").cast(pl.Int64).cast(pl.Utf8).fill_null("").alias("_games"),
+        _figure("rating").alias("_rating"),
+        pl.col("change").cast(pl.Float64).abs().alias("_size"),
+    )
+    statuses = texts(rows.get_column("_status").unique().to_list(), text)
+    change = pl.col("change")
+    size = pl.col("_size")
+    delta = (
+        pl.when(change.is_null() & pl.col("new").fill_null(False)).then(pl.lit('<td class="num new">new</td>'))
+        .when(change.is_null()).then(pl.lit('<td class="num"></td>'))
+        .otherwise(pl.concat_str(
+            pl.lit('<td class="num '),
+            pl.when(change > 0).then(pl.lit("pos")).when(change < 0).then(pl.lit("neg")).otherwise(pl.lit("zero")),
+            pl.lit('">'),
+            pl.when(size.round(0, mode="half_to_even") == 0).then(pl.lit("0"))
+            .otherwise(pl.concat_str(pl.when(change < 0).then(pl.lit("\u2212")).otherwise(pl.lit("+")),
+                                     size.round(0, mode="half_to_even").cast(pl.Int64).cast(pl.Utf8))),
+            pl.lit("</td>"),
+        ))
+    )
+    html = (
+        rows.join(people, on="player_id", how="left", maintain_order="left", nulls_equal=True)
+        .join(categories.rename({"key": "category", "text": "_category"}), on="category", how="left",
+              maintain_order="left", nulls_equal=True)
+        .join(statuses.rename({"key": "_status", "text": "_s"}), on="_status", how="left", maintain_order="left")
+        .select(
+            "ed", "_status",
+            pl.concat_str(
+                pl.lit('<tr data-s="'), pl.col("_s"), pl.lit('" data-c="'), pl.col("_category"), pl.lit('">'),
+                pl.concat_str(pl.lit('<td class="num">'), pl.col("_rank"), pl.lit("</td>")) if ranked else pl.lit(""),
+                pl.lit("<td>"), pl.col("_link").fill_null(""), pl.lit('</td><td class="id">'), pl.col("_id").fill_null(""),
+                pl.lit('</td><td class="num rating">'), pl.col("_rating"), pl.lit("</td>"), delta,
+                pl.lit("<td>"), pl.col("_category"), pl.lit("</td><td>"), pl.col("_s"),
+                pl.lit('</td><td class="num">'), pl.col("_games"), pl.lit("</td></tr>"),
+            ).alias("html"),
+        )
+        .group_by("ed", "_status", maintain_order=True)
+        .agg(pl.col("html").str.join(""), pl.len().alias("n"))
+    )
+    sections: dict[Any, dict[str, tuple[str, int]]] = defaultdict(dict)
+    for ed, status, body, count in html.iter_rows():
+        sections[ed][status] = (body, count)
+    return {
+        ed: Markup("".join(f"{_heading(status, by_status[status][1], ranked)}{by_status[status][0]}</tbody>"
+                           for status in _section_order(by_status)))
+        for ed, by_status in sections.items()
+    }
 
 
 def edition_cells(editions: Sequence[Mapping[str, Any]]) -> list[str]:
