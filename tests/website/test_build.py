@@ -285,3 +285,32 @@ def test_a_listed_player_missing_from_the_players_table_still_gets_a_card(
     website.build_site(db, tmp_path / "site")
     card = (tmp_path / "site" / FED / "players" / page_name(listed)).read_text(encoding="utf-8")
     assert "Club:" not in card and "Country:" not in card
+
+
+def test_the_overview_counts_the_activity_of_each_month(small_site: Path, small_season: SmallSeason) -> None:
+    """One competition a month, each a round robin: its games are pairs of its players."""
+    (activity,) = [c for c in charts(small_site / FED / "overview.html") if c["kind"] == "activity"]
+    months = [end.strftime("%Y-%m") for _, end, _ in small_season.competitions]
+    assert activity["labels"] == months
+    assert activity["games"] == [len(who) * (len(who) - 1) // 2 for _, _, who in small_season.competitions]
+    assert activity["players"] == [len(who) for _, _, who in small_season.competitions]
+
+
+def test_a_month_counts_each_player_once_and_leaves_out_rejected_and_undated_competitions() -> None:
+    from types import SimpleNamespace
+
+    from website.build import _activity
+
+    competitions = [
+        {"competition_id": "a", "end_date": date(2025, 3, 1), "status": "accepted", "games_rated": 10},
+        {"competition_id": "b", "end_date": date(2025, 3, 30), "status": None, "games_rated": None},
+        {"competition_id": "c", "end_date": date(2025, 3, 9), "status": "rejected", "games_rated": 99},
+        {"competition_id": "d", "end_date": None, "status": "accepted", "games_rated": 5},
+        {"competition_id": "e", "end_date": date(2024, 12, 31), "status": "accepted", "games_rated": 3},
+        {"competition_id": "f", "end_date": date(2025, 1, 2), "status": "accepted", "games_rated": 0},
+    ]
+    changes = pl.DataFrame({"competition_id": ["a", "a", "b", "b", "c", "d", "e"],
+                            "player_id": ["p", "q", "q", "r", "s", "t", "p"]})
+    fed = SimpleNamespace(competitions=competitions, change_frame=changes)
+    assert _activity(fed) == (["2024-12", "2025-01", "2025-03"],  # type: ignore[arg-type]
+                              [("2024-12", 1, 3, 1), ("2025-01", 1, 0, 0), ("2025-03", 2, 10, 3)])
