@@ -828,22 +828,25 @@ def _render_federation(
         return {"categories": sorted({c for c in categories if c}),
                 "statuses": [s for s in (*STATUS_ORDER, LEFT) if s in present]}
 
-    def formatted_in_full(wanted: Iterable[tuple[dict[str, Any], bool]]) -> dict[tuple[int, bool], tuple[Markup, dict[str, list[str]]]]:
-        """The rows and filters of the full editions among ``wanted`` (edition, as the list), formatted
-        by polars in this process for all of them at once (:func:`list_rows_by_edition`); an edition
-        missing from the result is rendered by :func:`list_rows`."""
-        done: dict[tuple[int, bool], tuple[Markup, dict[str, list[str]]]] = {}
+    def render_in_full(wanted: Sequence[tuple[dict[str, Any], bool, str]]) -> set[tuple[int, bool]]:
+        """Render, here and now, the pages of the full editions among ``wanted`` (edition, as the list,
+        key), their rows formatted by polars for all of them at once (:func:`list_rows_by_edition`)
+        and made into text one page at a time. Returns the (edition, as the list) rendered; the
+        others are left to :func:`list_rows` (jobs)."""
+        done: set[tuple[int, bool]] = set()
         for as_list, names in ((False, names_deep), (True, names_top)):
-            eds = [e["index"] for e, flag in wanted if flag == as_list and edition_shape(e, as_list)[0]]
-            if not eds:
+            mine = [(e, key) for e, flag, key in wanted if flag == as_list and edition_shape(e, as_list)[0]]
+            if not mine:
                 continue
-            frame = fed.entries.filter(pl.col("ed").is_in(eds))
+            frame = fed.entries.filter(pl.col("ed").is_in([e["index"] for e, _ in mine]))
             formatted = list_rows_by_edition(frame.select("ed", *_LIST_COLUMNS), names)
             if formatted is None:
                 continue
-            values = frame.group_by("ed").agg(pl.col("category").unique(), pl.col("status").unique())
-            for ed, categories, statuses in values.iter_rows():
-                done[ed, as_list] = formatted[ed], facets(categories, statuses)
+            values = {ed: facets(categories, statuses) for ed, categories, statuses in
+                      frame.group_by("ed").agg(pl.col("category").unique(), pl.col("status").unique()).iter_rows()}
+            for e, key in mine:
+                render_edition(e, key, as_list=as_list, formatted=(formatted[e["index"]], values[e["index"]]))
+                done.add((e["index"], as_list))
         return done
 
     def render_edition(e: dict[str, Any], key: str, *, as_list: bool = False,
@@ -947,9 +950,9 @@ def _render_federation(
     wanted = [(e, as_list, key)
               for e, as_list in [*((e, False) for e in editions), *([(latest, True)] if latest is not None else [])]
               if not writer.stands(edition_path(e, as_list), key := edition_key(e, as_list))]
-    formatted = formatted_in_full((e, as_list) for e, as_list, _ in wanted)
-    jobs += [functools.partial(render_edition, e, key, as_list=as_list, formatted=formatted.get((e["index"], as_list)))
-             for e, as_list, key in wanted]
+    rendered = render_in_full(wanted)
+    jobs += [functools.partial(render_edition, e, key, as_list=as_list)
+             for e, as_list, key in wanted if (e["index"], as_list) not in rendered]
     outcomes = [(c, key) for c in fed.competitions
                 if not writer.stands(competition_path(c), key := competition_key(c))]
     to_render, state = _plan_cards(fed, engine, previous, writer, _digest(sorted(player_names.items())),

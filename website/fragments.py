@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -21,7 +21,7 @@ from markupsafe import Markup, escape
 
 from website.safe import page_name, visible
 
-__all__ = ["Names", "change_rows", "competition_sections", "edition_cells", "edition_rows", "list_rows",
+__all__ = ["FormattedRows", "Names", "change_rows", "competition_sections", "edition_cells", "edition_rows", "list_rows",
            "list_rows_by_edition", "text"]
 
 #: A player's line on one edition, as :func:`edition_rows` takes it (``ed``: the edition's index).
@@ -157,18 +157,74 @@ def _figure(column: str) -> pl.Expr:
     return pl.when(x.is_null()).then(pl.lit("")).when(negative_zero).then(pl.lit("-0")).otherwise(digits)
 
 
-def list_rows_by_edition(frame: pl.DataFrame, names: Names, *, ranked: bool = True) -> dict[Any, Markup] | None:
-    """:func:`list_rows` of every edition of ``frame`` at once (its ``ed`` column; the rows in
-    the frame's order), the rows formatted by polars rather than one by one in Python: the
-    escaped texts are made once per distinct value, with the same :func:`text` and
-    :meth:`Names.link`, and the figures in polars exactly as :func:`list_rows` formats them.
+class FormattedRows(Mapping[Any, Markup]):
+    """The list rows of editions as :func:`list_rows_by_edition` formats them. The figures and the
+    escaped texts are prepared for every edition at once; each edition's rows are put together by
+    polars when asked, so that only the page being rendered holds its HTML (a full edition of
+    44,000 lines is about 11 MB of it)."""
+
+    def __init__(self, rows: pl.DataFrame, texts: Sequence[tuple[str, pl.DataFrame]], ranked: bool) -> None:
+        self._rows = rows.sort("ed", maintain_order=True)
+        self._texts = texts
+        self._ranked = ranked
+        self._index: dict[Any, tuple[int, int]] = {}
+        start = 0
+        for ed, count in self._rows.group_by("ed", maintain_order=True).len().iter_rows():
+            self._index[ed] = (start, count)
+            start += count
+
+    def __getitem__(self, ed: Any) -> Markup:
+        start, count = self._index[ed]
+        rows = self._rows.slice(start, count)
+        for key, lookup in self._texts:
+            rows = rows.join(lookup, on=key, how="left", maintain_order="left", nulls_equal=True)
+        change, size = pl.col("change"), pl.col("_size")
+        delta = (
+            pl.when(change.is_null() & pl.col("new").fill_null(False)).then(pl.lit('<td class="num new">new</td>'))
+            .when(change.is_null()).then(pl.lit('<td class="num"></td>'))
+            .otherwise(pl.concat_str(
+                pl.lit('<td class="num '),
+                pl.when(change > 0).then(pl.lit("pos")).when(change < 0).then(pl.lit("neg")).otherwise(pl.lit("zero")),
+                pl.lit('">'),
+                pl.when(size.round(0, mode="half_to_even") == 0).then(pl.lit("0"))
+                .otherwise(pl.concat_str(pl.when(change < 0).then(pl.lit("\u2212")).otherwise(pl.lit("+")),
+                                         size.round(0, mode="half_to_even").cast(pl.Int64).cast(pl.Utf8))),
+                pl.lit("</td>"),
+            ))
+        )
+        rank = (pl.concat_str(pl.lit('<td class="num">'), pl.col("_rank"), pl.lit("</td>")) if self._ranked
+                else pl.lit(""))
+        sections = rows.select(
+            "_status",
+            pl.concat_str(
+                pl.lit('<tr data-s="'), pl.col("_s"), pl.lit('" data-c="'), pl.col("_category"), pl.lit('">'), rank,
+                pl.lit("<td>"), pl.col("_link"), pl.lit('</td><td class="id">'), pl.col("_id"),
+                pl.lit('</td><td class="num rating">'), pl.col("_rating"), pl.lit("</td>"), delta,
+                pl.lit("<td>"), pl.col("_category"), pl.lit("</td><td>"), pl.col("_s"),
+                pl.lit('</td><td class="num">'), pl.col("_games"), pl.lit("</td></tr>"),
+            ).alias("html"),
+        ).group_by("_status", maintain_order=True).agg(pl.col("html").str.join(""), pl.len())
+        by_status = {status: (body, n) for status, body, n in sections.iter_rows()}
+        return Markup("".join(f"{_heading(status, by_status[status][1], self._ranked)}{by_status[status][0]}</tbody>"
+                              for status in _section_order(by_status)))
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+
+def list_rows_by_edition(frame: pl.DataFrame, names: Names, *, ranked: bool = True) -> FormattedRows | None:
+    """:func:`list_rows` of every edition of ``frame`` (its ``ed`` column; the rows in the frame's
+    order), the rows formatted by polars rather than one by one in Python: the escaped texts are
+    made once per distinct value, with the same :func:`text` and :meth:`Names.link`, and the
+    figures in polars exactly as :func:`list_rows` formats them.
 
     None when the frame holds what the vectorised formatting is not made for (a figure that
     is not finite or too large, a rank or a count that is not an integer): the caller then
     renders with :func:`list_rows`.
     """
-    if frame.is_empty():
-        return {}
     schema = frame.schema
     if not (schema["rank"].is_integer() or schema["rank"] == pl.Null) or not (
             schema["games"].is_integer() or schema["games"] == pl.Null):
@@ -181,16 +237,11 @@ def list_rows_by_edition(frame: pl.DataFrame, names: Names, *, ranked: bool = Tr
         if not figures.is_empty() and not (figures.is_finite().all() and figures.abs().max() < _PLAIN_FIGURE):  # type: ignore[operator]
             return None
 
-    def texts(values: Iterable[Any], render: Callable[[Any], str]) -> pl.DataFrame:
+    def texts(key: str, values: Iterable[Any], *renders: tuple[str, Callable[[Any], str]]) -> tuple[str, pl.DataFrame]:
         keys = list(values)
-        return pl.DataFrame({"key": keys, "text": [render(v) for v in keys]},
-                            schema={"key": pl.Utf8(), "text": pl.Utf8()})
+        return key, pl.DataFrame({key: keys, **{name: [render(v) for v in keys] for name, render in renders}},
+                                 schema={key: pl.Utf8(), **{name: pl.Utf8() for name, _ in renders}})
 
-    ids = frame.get_column("player_id").unique().to_list()
-    people = pl.DataFrame({"player_id": ids, "_link": [names.link(i) for i in ids],
-                           "_id": [text(i) for i in ids]},
-                          schema={"player_id": pl.Utf8(), "_link": pl.Utf8(), "_id": pl.Utf8()})
-    categories = texts(frame.get_column("category").unique().to_list(), text)
     rows = frame.select(
         "ed", "player_id", "category", "new", "change",
         pl.when(pl.col("status").is_null() | (pl.col("status") == "")).then(pl.lit("unrated"))
@@ -200,49 +251,12 @@ def list_rows_by_edition(frame: pl.DataFrame, names: Names, *, ranked: bool = Tr
         _figure("rating").alias("_rating"),
         pl.col("change").cast(pl.Float64).abs().alias("_size"),
     )
-    statuses = texts(rows.get_column("_status").unique().to_list(), text)
-    change = pl.col("change")
-    size = pl.col("_size")
-    delta = (
-        pl.when(change.is_null() & pl.col("new").fill_null(False)).then(pl.lit('<td class="num new">new</td>'))
-        .when(change.is_null()).then(pl.lit('<td class="num"></td>'))
-        .otherwise(pl.concat_str(
-            pl.lit('<td class="num '),
-            pl.when(change > 0).then(pl.lit("pos")).when(change < 0).then(pl.lit("neg")).otherwise(pl.lit("zero")),
-            pl.lit('">'),
-            pl.when(size.round(0, mode="half_to_even") == 0).then(pl.lit("0"))
-            .otherwise(pl.concat_str(pl.when(change < 0).then(pl.lit("\u2212")).otherwise(pl.lit("+")),
-                                     size.round(0, mode="half_to_even").cast(pl.Int64).cast(pl.Utf8))),
-            pl.lit("</td>"),
-        ))
-    )
-    html = (
-        rows.join(people, on="player_id", how="left", maintain_order="left", nulls_equal=True)
-        .join(categories.rename({"key": "category", "text": "_category"}), on="category", how="left",
-              maintain_order="left", nulls_equal=True)
-        .join(statuses.rename({"key": "_status", "text": "_s"}), on="_status", how="left", maintain_order="left")
-        .select(
-            "ed", "_status",
-            pl.concat_str(
-                pl.lit('<tr data-s="'), pl.col("_s"), pl.lit('" data-c="'), pl.col("_category"), pl.lit('">'),
-                pl.concat_str(pl.lit('<td class="num">'), pl.col("_rank"), pl.lit("</td>")) if ranked else pl.lit(""),
-                pl.lit("<td>"), pl.col("_link").fill_null(""), pl.lit('</td><td class="id">'), pl.col("_id").fill_null(""),
-                pl.lit('</td><td class="num rating">'), pl.col("_rating"), pl.lit("</td>"), delta,
-                pl.lit("<td>"), pl.col("_category"), pl.lit("</td><td>"), pl.col("_s"),
-                pl.lit('</td><td class="num">'), pl.col("_games"), pl.lit("</td></tr>"),
-            ).alias("html"),
-        )
-        .group_by("ed", "_status", maintain_order=True)
-        .agg(pl.col("html").str.join(""), pl.len().alias("n"))
-    )
-    sections: dict[Any, dict[str, tuple[str, int]]] = defaultdict(dict)
-    for ed, status, body, count in html.iter_rows():
-        sections[ed][status] = (body, count)
-    return {
-        ed: Markup("".join(f"{_heading(status, by_status[status][1], ranked)}{by_status[status][0]}</tbody>"
-                           for status in _section_order(by_status)))
-        for ed, by_status in sections.items()
-    }
+    lookups = [
+        texts("player_id", frame.get_column("player_id").unique().to_list(), ("_link", names.link), ("_id", text)),
+        texts("category", frame.get_column("category").unique().to_list(), ("_category", text)),
+        texts("_status", rows.get_column("_status").unique().to_list(), ("_s", text)),
+    ]
+    return FormattedRows(rows, lookups, ranked)
 
 
 def edition_cells(editions: Sequence[Mapping[str, Any]]) -> list[str]:
