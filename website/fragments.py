@@ -21,8 +21,8 @@ from markupsafe import Markup, escape
 
 from website.safe import page_name, visible
 
-__all__ = ["FormattedRows", "Names", "change_rows", "competition_sections", "edition_cells", "edition_rows", "list_rows",
-           "list_rows_by_edition", "text"]
+__all__ = ["FormattedRows", "Names", "change_rows", "competition_sections", "edition_cells", "edition_rows",
+           "escaped", "list_rows", "list_rows_by_edition", "text"]
 
 #: A player's line on one edition, as :func:`edition_rows` takes it (``ed``: the edition's index).
 ENTRY_COLUMNS: tuple[str, ...] = ("ed", "rating", "change", "status", "category", "rank", "games", "new")
@@ -72,6 +72,18 @@ def _int(value: int | None) -> str:
     return "" if value is None else str(value)
 
 
+#: :data:`website.safe._PLAIN_ID` for polars: an id that is its page's name as it is (without ``..``).
+_PLAIN_PAGE = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$"
+
+
+def escaped(texts: pl.Expr) -> pl.Expr:
+    """:func:`text` in polars: control characters as U+FFFD, then escaped as markupsafe escapes
+    (null: empty). Polars strings hold no lone surrogates, the rest of :data:`website.safe._CONTROL`."""
+    return (texts.str.replace_all("[\\x00-\\x1f\\x7f-\\x9f]", "\ufffd")
+            .str.replace_many(["&", "<", ">", '"', "'"], ["&amp;", "&lt;", "&gt;", "&#34;", "&#39;"])
+            .fill_null(""))
+
+
 class Names:
     """Links to player cards, escaped once per player and reused on every page that names them."""
 
@@ -79,6 +91,28 @@ class Names:
         self._names = names
         self._prefix = prefix
         self._links: dict[str, str] = {}
+        self._frame: pl.DataFrame | None = None
+
+    def links(self, ids: Sequence[str | None]) -> pl.DataFrame:
+        """:meth:`link` of each of ``ids`` (``player_id``, ``_link``), made by polars: a list names
+        tens of thousands of players. Ids that are not used as their page's name as they are
+        (:func:`~website.safe.page_name` hashes them) get theirs from Python."""
+        if self._frame is None:
+            self._frame = pl.DataFrame({"player_id": list(self._names), "_name": list(self._names.values())},
+                                       schema={"player_id": pl.Utf8(), "_name": pl.Utf8()})
+        pid = pl.col("player_id")
+        frame = pl.DataFrame({"player_id": ids}, schema={"player_id": pl.Utf8()}).join(
+            self._frame, on="player_id", how="left", maintain_order="left")
+        odd = frame.filter(~(pid.str.contains(_PLAIN_PAGE) & ~pid.str.contains("..", literal=True))).get_column(
+            "player_id").drop_nulls().unique().to_list()
+        pages = pl.DataFrame({"player_id": odd, "_page": [page_name(i) for i in odd]},
+                             schema={"player_id": pl.Utf8(), "_page": pl.Utf8()})
+        name = pl.when(pl.col("_name").is_null() | (pl.col("_name") == "")).then(pid).otherwise(pl.col("_name"))
+        return frame.join(pages, on="player_id", how="left", maintain_order="left").select(
+            "player_id",
+            pl.when(pid.is_null()).then(pl.lit("")).otherwise(pl.concat_str(
+                pl.lit(f'<a href="{self._prefix}'), escaped(pl.coalesce("_page", pid + ".html")),
+                pl.lit('"><bdi>'), escaped(name), pl.lit("</bdi></a>"))).alias("_link"))
 
     def link(self, player_id: str | None) -> str:
         """``<a href="…"><bdi>name</bdi></a>`` (the id when the name is unknown)."""
@@ -251,8 +285,9 @@ def list_rows_by_edition(frame: pl.DataFrame, names: Names, *, ranked: bool = Tr
         _figure("rating").alias("_rating"),
         pl.col("change").cast(pl.Float64).abs().alias("_size"),
     )
+    ids = frame.get_column("player_id").unique().to_list()
     lookups = [
-        texts("player_id", frame.get_column("player_id").unique().to_list(), ("_link", names.link), ("_id", text)),
+        ("player_id", names.links(ids).with_columns(escaped(pl.col("player_id")).alias("_id"))),
         texts("category", frame.get_column("category").unique().to_list(), ("_category", text)),
         texts("_status", rows.get_column("_status").unique().to_list(), ("_s", text)),
     ]

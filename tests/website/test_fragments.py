@@ -74,3 +74,19 @@ def test_ranks_that_are_not_integers_are_left_to_the_python_rows() -> None:
         change=pl.lit(None, pl.Float64()), new=pl.lit(False), category=pl.lit(None, pl.Utf8()),
         status=pl.lit("active"), games=pl.lit(3, pl.Int64()))
     assert list_rows_by_edition(frame, Names(NAMES, "")) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.one_of(st.none(), st.text(), st.sampled_from(["<a href='x'>&amp;</a>", "\x00\x1f\x7f\x85\x9f",
+                                                                        "C/2 <x>", "../../etc", "a..b", "x" * 90]))),
+       names=st.dictionaries(st.text(max_size=8), st.one_of(st.none(), st.text(max_size=8)), max_size=6))
+def test_texts_and_links_escaped_by_polars_are_those_escaped_one_by_one(
+    values: list[str | None], names: dict[str, str | None]
+) -> None:
+    from website.fragments import escaped, text
+
+    got = pl.DataFrame({"v": values}, schema={"v": pl.Utf8()}).select(escaped(pl.col("v"))).get_column("v").to_list()
+    assert got == [text(v) for v in values]
+    ids = [*values, *names]
+    linked = Names(names, "../players/")
+    assert linked.links(ids).get_column("_link").to_list() == [linked.link(i) for i in ids]
