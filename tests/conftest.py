@@ -98,3 +98,35 @@ def require_postgres() -> None:
         if postgres_required():
             pytest.fail(f"PostgreSQL required (RATINGS_REQUIRE_POSTGRES=1) but {reason}")
         pytest.skip(f"PostgreSQL not reachable: {reason}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[object]:
+    """Under pytest-xdist, a test that restarts PostgreSQL (``pgrestart``) runs alone.
+
+    The workers share the server: a restart in the middle of another worker's test would
+    fail it. Every other test holds a shared lock from the setup of its fixtures (a module's
+    database included) to its teardown; a ``pgrestart`` test first closes a turnstile, so that
+    no test starts behind it, then waits for the running ones to finish (an exclusive lock).
+    Pooled connections a worker keeps across tests survive the restart: the warehouse's
+    engines check a PostgreSQL connection at checkout (``pool_pre_ping``).
+    """
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return (yield)
+    import fcntl
+
+    folder = Path(tempfile.gettempdir()) / f"ratings-xdist-{os.environ.get('PYTEST_XDIST_TESTRUNUID', 'run')}"
+    folder.mkdir(exist_ok=True)
+    with open(folder / "turnstile", "a") as turnstile, open(folder / "server", "a") as server:
+        if item.get_closest_marker("pgrestart") is not None:
+            fcntl.flock(turnstile, fcntl.LOCK_EX)
+            fcntl.flock(server, fcntl.LOCK_EX)
+        else:
+            fcntl.flock(turnstile, fcntl.LOCK_EX)   # waits while a restart waits or runs
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+            fcntl.flock(server, fcntl.LOCK_SH)
+        try:
+            return (yield)
+        finally:
+            fcntl.flock(server, fcntl.LOCK_UN)
+            fcntl.flock(turnstile, fcntl.LOCK_UN)

@@ -306,7 +306,9 @@ def get_engine(url: str | None = None, *, migrate_schema: bool = True) -> Engine
         parsed = _normalise(raw)
     except Exception:  # noqa: BLE001 - ArgumentError and friends
         raise WarehouseUnavailableError(f"not a database URL: {redact(raw)}") from None
-    kwargs: dict[str, Any] = {}
+    # A pooled connection the server dropped (a restart, an idle timeout) is replaced when it is
+    # checked out, instead of failing the next statement of a process that outlived it.
+    kwargs: dict[str, Any] = {} if parsed.get_backend_name() == "sqlite" else {"pool_pre_ping": True}
     if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
         # One shared connection, or every checkout would see a fresh empty database.
         kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}

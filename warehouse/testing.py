@@ -86,7 +86,8 @@ def temporary_postgres_database(server_url: str | None = None, *, prefix: str = 
     """
     server_url = server_url or postgres_server_url()
     name = f"{prefix}{secrets.token_hex(6)}"
-    admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
+    # Checked at checkout: the server may have restarted while the database was in use.
+    admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT", pool_pre_ping=True)
     try:
         with admin.connect() as conn:
             conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
