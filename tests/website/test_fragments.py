@@ -90,3 +90,10 @@ def test_texts_and_links_escaped_by_polars_are_those_escaped_one_by_one(
     ids = [*values, *names]
     linked = Names(names, "../players/")
     assert linked.links(ids).get_column("_link").to_list() == [linked.link(i) for i in ids]
+
+
+def test_the_list_rows_benchmark_runs_and_finds_both_ways_equal(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks.bench_list_rows import main
+
+    assert main(["--editions", "2", "--lines", "400", "--players", "300"]) == 0
+    assert "800 rows" in capsys.readouterr().out
