@@ -130,3 +130,22 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         finally:
             fcntl.flock(server, fcntl.LOCK_UN)
             fcntl.flock(turnstile, fcntl.LOCK_UN)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The files with slow tests first, the PostgreSQL restart last, each file's tests together.
+
+    pytest-xdist hands each file to one worker in this order: the longest files start at once
+    instead of making the tail of the run, and the restart, which runs alone, waits for no long
+    test. The sort is stable and its key is the same for every test of a file.
+    """
+    slow: dict[Path, bool] = {}
+    for item in items:
+        slow[item.path] = slow.get(item.path, False) or item.get_closest_marker("slow") is not None
+
+    def rank(item: pytest.Item) -> int:
+        if item.get_closest_marker("pgrestart") is not None:
+            return 2
+        return 0 if slow[item.path] else 1
+
+    items.sort(key=rank)
