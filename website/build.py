@@ -987,7 +987,7 @@ def _render_federation(
 
     # Overview: distribution on the current edition, activity by month.
     hist = _histogram([r["rating"] for r in current_rows if r["rating"] is not None])
-    months, monthly = _activity(fed)
+    monthly = _activity(fed)
     status_counts: dict[str, int] = defaultdict(int)
     for r in current_rows:
         status_counts[r["status"] or "unrated"] += 1
@@ -997,7 +997,7 @@ def _render_federation(
         histogram=_json_block({"kind": "histogram", "target": "distribution-chart", "label":
                                "Players by rating on the current edition", **hist}),
         activity=_json_block({"kind": "activity", "target": "activity-chart", "label":
-                              "Rated games and players by month", "labels": months,
+                              "Rated games and players by month", "labels": [row[0] for row in monthly],
                               "games": [row[2] for row in monthly], "players": [row[3] for row in monthly]}),
         months=monthly))
     result.editions[fed.federation] = len(editions)
@@ -1009,7 +1009,7 @@ def _render_federation(
             "last_load": last, "night": night}, state
 
 
-def _activity(fed: _Federation) -> tuple[list[str], list[tuple[str, int, int, int]]]:
+def _activity(fed: _Federation) -> list[tuple[str, int, int, int]]:
     """The overview's activity by month of the competitions that end then and were not rejected:
     (month, competitions, rated games, players rated), oldest first, counted by polars (a large
     archive has a million rating changes)."""
@@ -1026,8 +1026,7 @@ def _activity(fed: _Federation) -> tuple[list[str], list[tuple[str, int, int, in
                .group_by("month").agg(pl.col("player_id").n_unique().alias("players")))
     monthly = (counts.join(players, on="month", how="left").sort("month")
                .select("month", "competitions", "games", pl.col("players").fill_null(0)))
-    rows = [(m, int(c), int(g), int(p)) for m, c, g, p in monthly.iter_rows()]
-    return [row[0] for row in rows], rows
+    return [(m, int(c), int(g), int(p)) for m, c, g, p in monthly.iter_rows()]
 
 
 def _ranks_script(latest: Mapping[str, Any] | None, rows: Sequence[Mapping[str, Any]]) -> str:

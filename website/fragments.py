@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import polars as pl
 from markupsafe import Markup, escape
 
-from website.safe import page_name, visible
+from website.safe import PLAIN_ID, page_name, visible
 
 __all__ = ["FormattedRows", "Names", "change_rows", "competition_sections", "edition_cells", "edition_rows",
            "escaped", "list_rows", "list_rows_by_edition", "text"]
@@ -72,8 +72,8 @@ def _int(value: int | None) -> str:
     return "" if value is None else str(value)
 
 
-#: :data:`website.safe._PLAIN_ID` for polars: an id that is its page's name as it is (without ``..``).
-_PLAIN_PAGE = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$"
+#: An id that is its page's name as it is (without ``..``): :func:`~website.safe.page_name`'s test, for polars.
+_PLAIN_PAGE = f"^{PLAIN_ID}$"
 
 
 def escaped(texts: pl.Expr) -> pl.Expr:
@@ -192,9 +192,9 @@ def _figure(column: str) -> pl.Expr:
 
 
 class FormattedRows(Mapping[Any, Markup]):
-    """The list rows of editions as :func:`list_rows_by_edition` formats them. The figures and the
-    escaped texts are prepared for every edition at once; each edition's rows are put together by
-    polars when asked, so that only the page being rendered holds its HTML (a full edition of
+    """The list rows of editions as :func:`list_rows_by_edition` formats them. The figures (``rows``)
+    and the escaped texts (``texts``: key, lookup) are prepared for every edition at once; each
+    edition's rows are joined to the texts and put together by polars when asked, so that only the page being rendered holds its HTML (a full edition of
     44,000 lines is about 11 MB of it)."""
 
     def __init__(self, rows: pl.DataFrame, texts: Sequence[tuple[str, pl.DataFrame]], ranked: bool) -> None:
@@ -212,20 +212,6 @@ class FormattedRows(Mapping[Any, Markup]):
         rows = self._rows.slice(start, count)
         for key, lookup in self._texts:
             rows = rows.join(lookup, on=key, how="left", maintain_order="left", nulls_equal=True)
-        change, size = pl.col("change"), pl.col("_size")
-        delta = (
-            pl.when(change.is_null() & pl.col("new").fill_null(False)).then(pl.lit('<td class="num new">new</td>'))
-            .when(change.is_null()).then(pl.lit('<td class="num"></td>'))
-            .otherwise(pl.concat_str(
-                pl.lit('<td class="num '),
-                pl.when(change > 0).then(pl.lit("pos")).when(change < 0).then(pl.lit("neg")).otherwise(pl.lit("zero")),
-                pl.lit('">'),
-                pl.when(size.round(0, mode="half_to_even") == 0).then(pl.lit("0"))
-                .otherwise(pl.concat_str(pl.when(change < 0).then(pl.lit("\u2212")).otherwise(pl.lit("+")),
-                                         size.round(0, mode="half_to_even").cast(pl.Int64).cast(pl.Utf8))),
-                pl.lit("</td>"),
-            ))
-        )
         rank = (pl.concat_str(pl.lit('<td class="num">'), pl.col("_rank"), pl.lit("</td>")) if self._ranked
                 else pl.lit(""))
         sections = rows.select(
@@ -233,7 +219,7 @@ class FormattedRows(Mapping[Any, Markup]):
             pl.concat_str(
                 pl.lit('<tr data-s="'), pl.col("_s"), pl.lit('" data-c="'), pl.col("_category"), pl.lit('">'), rank,
                 pl.lit("<td>"), pl.col("_link"), pl.lit('</td><td class="id">'), pl.col("_id"),
-                pl.lit('</td><td class="num rating">'), pl.col("_rating"), pl.lit("</td>"), delta,
+                pl.lit('</td><td class="num rating">'), pl.col("_rating"), pl.lit("</td>"), pl.col("_delta"),
                 pl.lit("<td>"), pl.col("_category"), pl.lit("</td><td>"), pl.col("_s"),
                 pl.lit('</td><td class="num">'), pl.col("_games"), pl.lit("</td></tr>"),
             ).alias("html"),
@@ -271,25 +257,41 @@ def list_rows_by_edition(frame: pl.DataFrame, names: Names, *, ranked: bool = Tr
         if not figures.is_empty() and not (figures.is_finite().all() and figures.abs().max() < _PLAIN_FIGURE):  # type: ignore[operator]
             return None
 
-    def texts(key: str, values: Iterable[Any], *renders: tuple[str, Callable[[Any], str]]) -> tuple[str, pl.DataFrame]:
-        keys = list(values)
-        return key, pl.DataFrame({key: keys, **{name: [render(v) for v in keys] for name, render in renders}},
-                                 schema={key: pl.Utf8(), **{name: pl.Utf8() for name, _ in renders}})
-
+    change = pl.col("change").cast(pl.Float64)
+    size = change.abs().round(0, mode="half_to_even")
+    delta = (
+        pl.when(change.is_null() & pl.col("new").fill_null(False)).then(pl.lit('<td class="num new">new</td>'))
+        .when(change.is_null()).then(pl.lit('<td class="num"></td>'))
+        .otherwise(pl.concat_str(
+            pl.lit('<td class="num '),
+            pl.when(change > 0).then(pl.lit("pos")).when(change < 0).then(pl.lit("neg")).otherwise(pl.lit("zero")),
+            pl.lit('">'),
+            pl.when(size == 0).then(pl.lit("0"))
+            .otherwise(pl.concat_str(pl.when(change < 0).then(pl.lit("\u2212")).otherwise(pl.lit("+")),
+                                     size.cast(pl.Int64).cast(pl.Utf8))),
+            pl.lit("</td>"),
+        ))
+    )
     rows = frame.select(
-        "ed", "player_id", "category", "new", "change",
+        "ed", "player_id", "category",
         pl.when(pl.col("status").is_null() | (pl.col("status") == "")).then(pl.lit("unrated"))
         .otherwise(pl.col("status")).alias("_status"),
         pl.col("rank").cast(pl.Int64).cast(pl.Utf8).fill_null("").alias("_rank"),
         pl.col("games").cast(pl.Int64).cast(pl.Utf8).fill_null("").alias("_games"),
         _figure("rating").alias("_rating"),
-        pl.col("change").cast(pl.Float64).abs().alias("_size"),
+        delta.alias("_delta"),
     )
-    ids = frame.get_column("player_id").unique().to_list()
+
+    def texts(key: str, name: str) -> tuple[str, pl.DataFrame]:
+        """The distinct values of ``rows``' column ``key`` and their :func:`text` (column ``name``)."""
+        keys = rows.get_column(key).unique().to_list()
+        return key, pl.DataFrame({key: keys, name: [text(v) for v in keys]}, schema={key: pl.Utf8(), name: pl.Utf8()})
+
+    ids = rows.get_column("player_id").unique().to_list()
     lookups = [
         ("player_id", names.links(ids).with_columns(escaped(pl.col("player_id")).alias("_id"))),
-        texts("category", frame.get_column("category").unique().to_list(), ("_category", text)),
-        texts("_status", rows.get_column("_status").unique().to_list(), ("_s", text)),
+        texts("category", "_category"),
+        texts("_status", "_s"),
     ]
     return FormattedRows(rows, lookups, ranked)
 

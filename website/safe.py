@@ -21,12 +21,13 @@ from typing import Any
 
 from markupsafe import Markup
 
-__all__ = ["page_name", "visible"]
+__all__ = ["PLAIN_ID", "page_name", "visible"]
 
 # An id used as is: letters, digits, ``_ . -``, starting with a letter or digit, short.
 # Everything else (and anything with ``..``) gets a hashed name starting with ``~``,
 # a character no id used as is can start with, so the two kinds never collide.
-_PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,79}")
+PLAIN_ID = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,79}"
+_PLAIN_ID = re.compile(PLAIN_ID)
 
 # C0 controls (except none: a tab or newline in a name is as wrong as a bell), DEL, C1 controls,
 # and lone surrogates, which cannot be written as UTF-8 at all.
