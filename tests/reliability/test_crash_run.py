@@ -1,98 +1,20 @@
-"""Crash safety of whole runs (issue 9): `ratings run` / `ratings backfill` killed with SIGKILL.
+"""Crash safety of `ratings run` killed with SIGKILL, then run again (issue 9).
 
-Each kill point is a checkpoint of :mod:`warehouse.guard`: a stage boundary
-(``ingest``, ``validate``, ``rate``, ``load``, ``publish``), a report being written
-(``report``) or any SQL statement of the run (``sql:<n>``, drawn at random over the
-statements a clean run makes: reads of the ledger and the history, every write of
-the load and the publication). After the kill the same command runs again, and the
-warehouse (every table, row for row), the reports folder and the publication site
-(every file, byte for byte) must equal a clean run's. A kill after the load commits
-and before the publication ends leaves the load's ``pending_publications`` row: the
-rerun finishes that publication first (``tasks/recover.py``).
-
-Budget: ``RATINGS_CRASH_POINTS`` kill points per database and command (default 3 in
-CI, each costs two runs of the CLI); ``RATINGS_CRASH_POINTS=24`` for the full harness.
-One Prefect server serves every child run (a temporary one per run costs 20 s).
+The harness and its budget (``RATINGS_CRASH_POINTS``) are in :mod:`tests.reliability.crash`.
 """
 
 from __future__ import annotations
 
-import os
-import random
-import shutil
-import signal
 from pathlib import Path
 
 import pytest
 
-from tests.reliability.cli import ratings
-from tests.reliability.dump import Dump, canonical_dump
-
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "examples" / "inbox"
-AS_OF = "2026-02-01"
-POINTS = int(os.environ.get("RATINGS_CRASH_POINTS", "3"))
-STAGES = ["ingest:1", "validate:1", "rate:1", "load:1", "report:1", "report:3", "publish:1"]
+from tests.reliability.crash import killed_anywhere_then_rerun_equals_a_clean_run
 
 pytestmark = [pytest.mark.crash, pytest.mark.slow]
 
 
-
-
-def _command(kind: str, inbox: Path, url: str, out: Path) -> list[str]:
-    """The command; its reports go to ``out/reports`` and its site to ``out/site``."""
-    site = ["--site", str(out / "site")]
-    if kind == "run":
-        return ["run", "--inbox", str(inbox), "--warehouse", url, "--as-of", AS_OF, "--reports",
-                str(out / "reports"), *site]
-    return ["backfill", "--federation", "ajusc", "--from", "2025-01-01", "--to", AS_OF, "--warehouse", url, *site]
-
-
-def _points(tmp: Path, api: str, make: object, kind: str, inbox: Path) -> tuple[list[str], Dump]:
-    """The clean run's dump, and the kill points to try (stages first, then drawn SQL statements)."""
-    url, reports = make(), tmp / "out-clean"  # type: ignore[operator]
-    counter = tmp / "sql-count"
-    if kind == "backfill":
-        done = ratings(tmp, *_command("run", inbox, url, reports), PREFECT_API_URL=api)
-        assert done.returncode == 0, done.stderr[-3000:]
-    done = ratings(tmp, *_command(kind, inbox, url, reports), PREFECT_API_URL=api,
-                   RATINGS_SQL_COUNT_FILE=str(counter))
-    assert done.returncode == 0, done.stderr[-3000:]
-    statements = int(counter.read_text())
-    rng = random.Random(f"{kind}-{statements}")
-    stages = [s for s in STAGES if kind == "run" or not s.startswith(("ingest", "validate", "report"))]
-    chosen = rng.sample(stages, min(len(stages), max(1, POINTS // 2)))
-    drawn = [f"sql:{n}" for n in sorted(rng.sample(range(1, statements + 1), min(POINTS - len(chosen), statements)))]
-    return chosen + drawn, canonical_dump(url, reports)
-
-
-@pytest.mark.parametrize("kind", ["run", "backfill"])
-def test_killed_anywhere_then_rerun_equals_a_clean_run(
-    kind: str, tmp_path: Path, prefect_api: str, fresh_url: object,
+def test_run_killed_anywhere_then_rerun_equals_a_clean_run(
+    tmp_path: Path, prefect_api: str, fresh_url: object,
 ) -> None:
-    inbox = tmp_path / "inbox"
-    shutil.copytree(SAMPLE, inbox)
-    points, clean = _points(tmp_path, prefect_api, fresh_url, kind, inbox)
-    killed, differing = 0, []
-    for point in points:
-        url, reports = fresh_url(), tmp_path / f"out-{point.replace(':', '-')}"  # type: ignore[operator]
-        if kind == "backfill":
-            done = ratings(tmp_path, *_command("run", inbox, url, reports), PREFECT_API_URL=prefect_api)
-            assert done.returncode == 0, done.stderr[-3000:]
-        crashed = ratings(tmp_path, *_command(kind, inbox, url, reports), PREFECT_API_URL=prefect_api,
-                          RATINGS_CRASH_AT=point)
-        assert crashed.returncode in (-signal.SIGKILL, 0), (point, crashed.stderr[-3000:])
-        killed += crashed.returncode == -signal.SIGKILL
-        again = ratings(tmp_path, *_command(kind, inbox, url, reports), PREFECT_API_URL=prefect_api)
-        assert again.returncode == 0, (point, again.stderr[-3000:])
-        rows, files = canonical_dump(url, reports)
-        outcome = "equal" if (rows, files) == clean else "DIFFERS"
-        print(f"crash {kind} {point}: {'killed' if crashed.returncode else 'not reached'}, rerun {outcome}")
-        if outcome != "equal":
-            tables = sorted(t for t in rows if rows[t] != clean[0][t])
-            files_differing = sorted(f for f in set(files) | set(clean[1]) if files.get(f) != clean[1].get(f))
-            differing.append(f"{point} (tables {tables}, files {files_differing[:10]})")
-    print(f"crash {kind}: {len(points) - len(differing)} of {len(points)} kill points equal a clean run "
-          f"({killed} reached)")
-    assert killed >= len(points) // 2, f"only {killed} of {len(points)} points were reached"
-    assert not differing, f"{len(differing)} of {len(points)} kill points differ from a clean run: " + "; ".join(differing)
+    killed_anywhere_then_rerun_equals_a_clean_run("run", tmp_path, prefect_api, fresh_url)
