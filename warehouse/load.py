@@ -278,8 +278,12 @@ def _stage_players(conn: Connection, federation: str, players: pl.DataFrame) -> 
         conn.exec_driver_sql("DELETE FROM temp.stage_players")
 
 
-#: Rows per checksummed block of a derived table (see ``DerivedState``).
-DERIVED_BLOCK = 50_000
+#: Rows per checksummed block of a derived table (see ``DerivedState``). The block a night's re-rate
+#: starts in is read back and every card with a row from its start is looked at again, so a block
+#: is small: 5,000 rows (1.5M explanations: 300 blocks). 50,000 before; blocks recorded with
+#: another size are recomputed by the next tail write (``_replace_tail``) or rewritten by the next
+#: full one.
+DERIVED_BLOCK = 5_000
 
 
 def _block_digests(rows: pl.DataFrame, size: int) -> list[str]:
@@ -316,9 +320,20 @@ def _replace_tail(
     rows kept in that block (read back) and the new ones: ``derived_state`` then
     describes the stored rows as a full write would, so a later full write rewrites
     only from the first block that differs, and the site can tell from which row the
-    derived tables changed (``warehouse.site.site_derived_blocks``).
+    derived tables changed (``warehouse.site.site_derived_blocks``). Blocks recorded with
+    another size than DERIVED_BLOCK (by an older version) are all recomputed, once.
     """
     first = offset // DERIVED_BLOCK
+    state = _T_DERIVED_STATE
+    recorded = conn.execute(
+        sa.select(state.c.block, state.c.n_rows)
+        .where(state.c.federation == federation, state.c.table_name == table.name, state.c.block < first)
+        .order_by(state.c.block)
+    ).all()
+    if [tuple(r) for r in recorded] != [(b, DERIVED_BLOCK) for b in range(first)]:
+        # The blocks before were recorded with another size (a version before DERIVED_BLOCK changed)
+        # or not at all: recompute them all, once, from the rows kept.
+        first = 0
     conn.execute(sa.delete(table).where(table.c.federation == federation, table.c.seq >= offset))
     new = rows.with_columns((pl.col("seq") + offset).alias("seq"))
     insert_frame(conn, table, new)

@@ -339,24 +339,64 @@ def _fed_dir(federation: str) -> str:
 class _Grouped(Mapping[Any, list[tuple[Any, ...]]]):
     """The rows of a frame by key, as tuples of ``columns``, made when asked.
 
-    The frame is sorted by ``key`` (stably: each group keeps the frame's order)
-    and kept as plain Python columns, so a forked worker can make the tuples of
-    the keys it renders without polars, and the parent does not make them all.
-    A key of one column is the value itself, else a tuple.
+    The frame is sorted by ``key`` (stably: each group keeps the frame's order). Its
+    rows become plain Python columns, so that a forked worker can make the tuples of the
+    keys it renders without polars: those of the keys given to :meth:`only` (the pages a
+    night renders, a fraction of the archive), or every row on the first look-up in this
+    process. A key of one column is the value itself, else a tuple.
+
+    >>> rows = _Grouped(pl.DataFrame({"p": ["b", "a", "b"], "x": [1, 2, 3]}), ["p"], ["x"])
+    >>> sorted(rows), rows["b"]
+    (['a', 'b'], [(1,), (3,)])
+    >>> rows = _Grouped(pl.DataFrame({"p": ["b", "a", "b"], "x": [1, 2, 3]}), ["p"], ["x"])
+    >>> rows.only(["a"]); rows["a"], len(rows)
+    ([(2,)], 2)
+    >>> rows["b"]
+    Traceback (most recent call last):
+    ...
+    RuntimeError: rows of 'b' were not made (only() left it out)
     """
 
     def __init__(self, frame: pl.DataFrame, key: Sequence[str], columns: Sequence[str]) -> None:
         frame = frame.sort(list(key), maintain_order=True, nulls_last=True)
-        self._columns = [frame.get_column(c).to_list() for c in columns]
+        self._frame: pl.DataFrame | None = frame.select(list(columns))
+        self._columns: list[list[Any]] = []
         self._index: dict[Any, tuple[int, int]] = {}
+        #: Where each key's rows are in ``_columns`` (None: not made yet).
+        self._made: dict[Any, tuple[int, int]] | None = None
         start = 0
         for *values, count in frame.group_by(list(key), maintain_order=True).len().iter_rows():
             self._index[tuple(values) if len(key) > 1 else values[0]] = (start, start + count)
             start += count
 
+    def only(self, keys: Iterable[Any]) -> None:
+        """Make the rows of ``keys`` (those of the index) and drop the frame: a later look-up of another
+        key raises, so a page left out of a night's plan fails loudly instead of showing no rows."""
+        assert self._frame is not None, "only() once, before any look-up"
+        spans = sorted({self._index[k] for k in keys if k in self._index})
+        kept = self._frame[[i for start, end in spans for i in range(start, end)]]
+        self._columns = [kept.get_column(c).to_list() for c in kept.columns]
+        at, made = 0, {}
+        for start, end in spans:
+            made[start] = (at, at + end - start)
+            at += end - start
+        self._made = {k: made[span[0]] for k, span in self._index.items() if span[0] in made}
+        self._frame = None
+
     def __getitem__(self, key: Any) -> list[tuple[Any, ...]]:
-        start, end = self._index[key]
+        if key not in self._index:
+            raise KeyError(key)
+        if self._made is None:
+            assert self._frame is not None
+            self._columns = [self._frame.get_column(c).to_list() for c in self._frame.columns]
+            self._made, self._frame = self._index, None
+        if key not in self._made:
+            raise RuntimeError(f"rows of {key!r} were not made (only() left it out)")
+        start, end = self._made[key]
         return list(zip(*(c[start:end] for c in self._columns), strict=True))
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._index
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self._index)
@@ -372,8 +412,15 @@ class _Dicts(Mapping[Any, list[dict[str, Any]]]):
         self._rows = _Grouped(frame, key, columns)
         self._names = tuple(columns)
 
+    def only(self, keys: Iterable[Any]) -> None:
+        """:meth:`_Grouped.only`."""
+        self._rows.only(keys)
+
     def __getitem__(self, key: Any) -> list[dict[str, Any]]:
         return [dict(zip(self._names, row, strict=True)) for row in self._rows[key]]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._rows
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self._rows)
@@ -432,9 +479,9 @@ class _Federation:
     entries: pl.DataFrame                     # + ed (0-based edition index), prev_rating, new
     players: dict[str, dict[str, Any]]
     competitions: list[dict[str, Any]]
-    findings: Mapping[str, list[dict[str, Any]]]
-    changes: Mapping[str, list[dict[str, Any]]]  # player -> changes (rating order)
-    changes_by_competition: Mapping[str, list[dict[str, Any]]]
+    findings: _Dicts
+    changes: _Dicts  # player -> changes (rating order)
+    changes_by_competition: _Dicts
     #: The frames the two above and ``findings`` are made from (the pages' planning keys hash them).
     change_frame: pl.DataFrame
     finding_frame: pl.DataFrame
@@ -709,22 +756,16 @@ def _render_federation(
     editions = _edition_summaries(fed)
     extra_columns = [c for c in (fed.editions[0] if fed.editions else {}) if c not in queries.EDITIONS_SCHEMA
                      and c not in _INTERNAL_EDITION_COLUMNS]
-    # Every edition's lines as plain Python columns; fed.entries is sorted by edition, so each
-    # edition is one slice of them.
-    columns = [fed.entries.get_column(c).to_list() for c in _LIST_COLUMNS]
-    slices: dict[int, tuple[int, int]] = {}
-    start = 0
-    for ed, count in fed.entries.group_by("ed", maintain_order=True).len().iter_rows():
-        slices[ed] = (start, start + count)
-        start += count
+    # The full editions' lines (fed.entries, by edition and position), as Python rows where a page
+    # needs them: the current edition's, and those of the editions polars does not format.
+    slices = _Grouped(fed.entries, ["ed"], _LIST_COLUMNS)
 
     def rows_of(ed: int) -> list[dict[str, Any]]:
-        start, end = slices.get(ed, (0, 0))
-        return [dict(zip(_LIST_COLUMNS, row, strict=True)) for row in zip(*(c[start:end] for c in columns),
-                                                                           strict=True)]
+        return [dict(zip(_LIST_COLUMNS, row, strict=True)) for row in slices.get(ed, [])]
 
     latest = editions[-1] if editions else None
-    current_rows = rows_of(latest["index"]) if latest else []
+    current_rows = (fed.entries.filter(pl.col("ed") == latest["index"]).select(_LIST_COLUMNS).to_dicts()
+                    if latest else [])
     on_latest = {r["player_id"]: r for r in current_rows}
     # Large-archive mode: editions not in fed.entries show their own lines (the changes), cards the
     # player's own lines.
@@ -966,6 +1007,16 @@ def _render_federation(
     fed.explanations = _Grouped(read, ["player_id", "competition_id", "period"], GAME_COLUMNS)
     last_explained = dict(read.group_by("player_id").agg(pl.col("seq").max()).iter_rows())
     clock.lap("read")
+    # The jobs' rows, made before the workers are forked (they use no polars): only those of the pages
+    # rendered, a fraction of the archive on a night.
+    left = [e["index"] for e, as_list, _ in wanted if (e["index"], as_list) not in rendered]
+    slices.only(left)
+    if isinstance(changed_on, _Grouped):
+        changed_on.only(left)
+    for rows in (history, fed.changes):
+        rows.only(to_render)
+    for rows in (fed.changes_by_competition, fed.findings):
+        rows.only(c["competition_id"] for c, _ in outcomes)
     jobs += chunks([p for p in player_ids if p in to_render], render_card) + chunks(outcomes, render_competition)
     if by_change:
         # The cards' rank on the current edition (site.js fills it in): one file a night, not every card.

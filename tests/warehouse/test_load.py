@@ -384,23 +384,27 @@ def test_derived_rewrite_from_first_change_equals_full_replace(
     assert deletes == [["ajusc", kept]]
 
 
+@pytest.mark.parametrize("recorded_with", [4, 5, 3], ids=["same-size", "older-larger", "older-smaller"])
 @pytest.mark.parametrize("offset", [0, 5, 8, 12, 18])
 def test_a_tail_write_records_the_checksums_a_full_write_would(
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_batch: Callable[..., LoadBatch],
-    offset: int,
+    offset: int, recorded_with: int,
 ) -> None:
     """An incremental run keeps the rows before ``offset`` and writes the rest: the block checksums it
     records (blocks of 4 rows, the first one touched read back) are those of a full write of the same
-    rows, so derived_state always describes the stored rows (the site reads what changed by them)."""
+    rows, so derived_state always describes the stored rows (the site reads what changed by them).
+    Also when the rows before were recorded in blocks of another size (a version with another
+    DERIVED_BLOCK): those are recomputed."""
     import warehouse.load
 
-    monkeypatch.setattr(warehouse.load, "DERIVED_BLOCK", 4)
+    monkeypatch.setattr(warehouse.load, "DERIVED_BLOCK", recorded_with)
     base = tiny_batch()
     one = _derived(base).changes
     assert one is not None
     before = pl.concat([one] * 3)                                           # 18 rows
     after = pl.concat([before.head(offset), one.with_columns(change=pl.col("change") + 1.0), one.head(2)])
     load_batch(engine, _with_changes(base, before))
+    monkeypatch.setattr(warehouse.load, "DERIVED_BLOCK", 4)
     load_batch(engine, dataclasses.replace(_with_changes(base, after.slice(offset)), derived_offset=(offset, 0)))
     clean = get_engine(f"sqlite:///{tmp_path / 'clean.db'}")
     load_batch(clean, _with_changes(base, after))
