@@ -133,19 +133,23 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The files with slow tests first, the PostgreSQL restart last, each file's tests together.
+    """The files of tests of minutes first, then those with slow tests, the PostgreSQL restart last,
+    each file's tests together.
 
     pytest-xdist hands each file to one worker in this order: the longest files start at once
-    instead of making the tail of the run, and the restart, which runs alone, waits for no long
-    test. The sort is stable and its key is the same for every test of a file.
+    instead of making the tail of the run (the crash harness and the concurrent runs, 2-5 minutes
+    each, were handed out after every other slow file and ran alone at the end), and the restart,
+    which runs alone, waits for no long test. The sort is stable and its key is the same for every
+    test of a file.
     """
-    slow: dict[Path, bool] = {}
+    rank_of: dict[Path, int] = {}
     for item in items:
-        slow[item.path] = slow.get(item.path, False) or item.get_closest_marker("slow") is not None
+        own = 0 if item.get_closest_marker("minutes") else 1 if item.get_closest_marker("slow") else 2
+        rank_of[item.path] = min(rank_of.get(item.path, 2), own)
 
     def rank(item: pytest.Item) -> int:
         if item.get_closest_marker("pgrestart") is not None:
-            return 2
-        return 0 if slow[item.path] else 1
+            return 3
+        return rank_of[item.path]
 
     items.sort(key=rank)

@@ -21,6 +21,7 @@ README = REPO / "README.md"
 
 @pytest.mark.deployment
 @pytest.mark.slow
+@pytest.mark.minutes
 def test_deployment_smoke_script_passes() -> None:
     done = subprocess.run([sys.executable, str(SCRIPT)], cwd=REPO, capture_output=True, text=True, timeout=600,
                           check=False)

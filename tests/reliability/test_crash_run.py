@@ -11,7 +11,7 @@ import pytest
 
 from tests.reliability.crash import killed_anywhere_then_rerun_equals_a_clean_run
 
-pytestmark = [pytest.mark.crash, pytest.mark.slow]
+pytestmark = [pytest.mark.crash, pytest.mark.slow, pytest.mark.minutes]
 
 
 def test_run_killed_anywhere_then_rerun_equals_a_clean_run(
