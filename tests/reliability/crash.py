@@ -24,6 +24,7 @@ import os
 import random
 import shutil
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.reliability.cli import ratings
@@ -91,3 +92,13 @@ def killed_anywhere_then_rerun_equals_a_clean_run(kind: str, tmp_path: Path, pre
           f"({killed} reached)")
     assert killed >= len(points) // 2, f"only {killed} of {len(points)} points were reached"
     assert not differing, f"{len(differing)} of {len(points)} kill points differ from a clean run: " + "; ".join(differing)
+
+
+def crash_test(kind: str) -> Callable[[Path, str, object], None]:
+    """The test of ``ratings KIND``, for a test file to collect under its own name."""
+
+    def test(tmp_path: Path, prefect_api: str, fresh_url: object) -> None:
+        killed_anywhere_then_rerun_equals_a_clean_run(kind, tmp_path, prefect_api, fresh_url)
+
+    test.__doc__ = f"`ratings {kind}` killed at each drawn point, then run again, equals a clean run."
+    return test

@@ -1,20 +1,12 @@
 """Crash safety of `ratings run` killed with SIGKILL, then run again (issue 9).
 
-The harness and its budget (``RATINGS_CRASH_POINTS``) are in :mod:`tests.reliability.crash`.
+The harness, its budget (``RATINGS_CRASH_POINTS``) and the test are in :mod:`tests.reliability.crash`.
 """
-
-from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
-from tests.reliability.crash import killed_anywhere_then_rerun_equals_a_clean_run
+from tests.reliability.crash import crash_test
 
 pytestmark = [pytest.mark.crash, pytest.mark.slow, pytest.mark.minutes]
 
-
-def test_run_killed_anywhere_then_rerun_equals_a_clean_run(
-    tmp_path: Path, prefect_api: str, fresh_url: object,
-) -> None:
-    killed_anywhere_then_rerun_equals_a_clean_run("run", tmp_path, prefect_api, fresh_url)
+test_run_killed_anywhere_then_rerun_equals_a_clean_run = crash_test("run")
