@@ -373,15 +373,15 @@ class _Grouped(Mapping[Any, list[tuple[Any, ...]]]):
         """Make the rows of ``keys`` (those of the index) and drop the frame: a later look-up of another
         key raises, so a page left out of a night's plan fails loudly instead of showing no rows."""
         assert self._frame is not None, "only() once, before any look-up"
-        spans = sorted({self._index[k] for k in keys if k in self._index})
-        kept = self._frame[[i for start, end in spans for i in range(start, end)]]
+        made: dict[Any, tuple[int, int]] = {}
+        taken: list[int] = []
+        for key in sorted({k for k in keys if k in self._index}, key=lambda k: self._index[k]):
+            start, end = self._index[key]
+            made[key] = (len(taken), len(taken) + end - start)
+            taken.extend(range(start, end))
+        kept = self._frame[taken]
         self._columns = [kept.get_column(c).to_list() for c in kept.columns]
-        at, made = 0, {}
-        for start, end in spans:
-            made[start] = (at, at + end - start)
-            at += end - start
-        self._made = {k: made[span[0]] for k, span in self._index.items() if span[0] in made}
-        self._frame = None
+        self._made, self._frame = made, None
 
     def __getitem__(self, key: Any) -> list[tuple[Any, ...]]:
         if key not in self._index:
@@ -758,10 +758,7 @@ def _render_federation(
                      and c not in _INTERNAL_EDITION_COLUMNS]
     # The full editions' lines (fed.entries, by edition and position), as Python rows where a page
     # needs them: the current edition's, and those of the editions polars does not format.
-    slices = _Grouped(fed.entries, ["ed"], _LIST_COLUMNS)
-
-    def rows_of(ed: int) -> list[dict[str, Any]]:
-        return [dict(zip(_LIST_COLUMNS, row, strict=True)) for row in slices.get(ed, [])]
+    slices = _Dicts(fed.entries, ["ed"], _LIST_COLUMNS)
 
     latest = editions[-1] if editions else None
     current_rows = (fed.entries.filter(pl.col("ed") == latest["index"]).select(_LIST_COLUMNS).to_dicts()
@@ -771,7 +768,7 @@ def _render_federation(
     # player's own lines.
     by_change = fed.lines is not None
     own = fed.lines if fed.lines is not None else fed.entries
-    changed_on = _Grouped(own, ["ed"], _LIST_COLUMNS) if by_change else {}
+    changed_on = _Dicts(own, ["ed"], _LIST_COLUMNS) if by_change else None
     labels = [e["edition"] for e in editions]
     dates = [e["as_of"].isoformat() for e in editions]
     # What every page of the federation shows of it; ``latest`` goes only to the pages that show it.
@@ -894,8 +891,7 @@ def _render_federation(
                        formatted: tuple[Markup, dict[str, list[str]]] | None = None) -> None:
         in_full, previous = edition_shape(e, as_list)
         if formatted is None:
-            rows = rows_of(e["index"]) if in_full else [dict(zip(_LIST_COLUMNS, row, strict=True))
-                                                        for row in changed_on.get(e["index"], [])]
+            rows = (slices if in_full or changed_on is None else changed_on).get(e["index"], [])
             names = names_top if as_list else names_deep
             formatted = (list_rows(rows, names, ranked=in_full or as_list),
                          facets((r["category"] for r in rows), (r["status"] for r in rows)))
@@ -1011,7 +1007,7 @@ def _render_federation(
     # rendered, a fraction of the archive on a night.
     left = [e["index"] for e, as_list, _ in wanted if (e["index"], as_list) not in rendered]
     slices.only(left)
-    if isinstance(changed_on, _Grouped):
+    if changed_on is not None:
         changed_on.only(left)
     for rows in (history, fed.changes):
         rows.only(to_render)
