@@ -70,8 +70,9 @@ def shared_files(paths: list[Path], what: str) -> list[Any]:
 
 
 @contextmanager
-def postgres_database() -> Iterator[str]:
-    """A fresh database on the real PostgreSQL server, dropped afterwards.
+def postgres_database(template: str | None = None) -> Iterator[str]:
+    """A fresh database on the real PostgreSQL server (a copy of ``template``'s URL if given),
+    dropped afterwards.
 
     Without a reachable server the test is skipped with the reason, and fails under
     ``RATINGS_REQUIRE_POSTGRES=1`` (set by ``.ci/run``). The one implementation behind the
@@ -80,7 +81,7 @@ def postgres_database() -> Iterator[str]:
     from warehouse.testing import postgres_server_url, temporary_postgres_database
 
     require_postgres()
-    with temporary_postgres_database(postgres_server_url()) as url:
+    with temporary_postgres_database(postgres_server_url(), template=template) as url:
         yield url
 
 

@@ -69,7 +69,8 @@ def postgres_unavailable_reason(server_url: str) -> str | None:
 
 
 @contextmanager
-def temporary_postgres_database(server_url: str | None = None, *, prefix: str = "ratings_test_") -> Iterator[str]:
+def temporary_postgres_database(server_url: str | None = None, *, prefix: str = "ratings_test_",
+                                template: str | None = None) -> Iterator[str]:
     """Create a throwaway database on the server; yield its URL; drop it afterwards.
 
     Parameters
@@ -78,6 +79,9 @@ def temporary_postgres_database(server_url: str | None = None, *, prefix: str = 
         A URL of the server (any existing database on it, e.g. ``postgres``).
     prefix
         Name prefix; a random suffix makes concurrent sessions safe.
+    template
+        The URL of a database on the same server to copy (``CREATE DATABASE ... TEMPLATE``);
+        nothing may be connected to it. None: an empty database.
 
     Yields
     ------
@@ -90,7 +94,8 @@ def temporary_postgres_database(server_url: str | None = None, *, prefix: str = 
     admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT", pool_pre_ping=True)
     try:
         with admin.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+            copy = "" if template is None else f' TEMPLATE "{make_url(template).database}"'
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"{copy}')
         url = make_url(server_url).set(database=name)
         yield url.render_as_string(hide_password=False)
     finally:

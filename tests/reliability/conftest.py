@@ -67,18 +67,26 @@ def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
-    """A factory of fresh, empty warehouses of one kind (SQLite files, or PostgreSQL
-    databases dropped afterwards; under ``RATINGS_REQUIRE_POSTGRES=1`` a missing server fails)."""
-    from contextlib import ExitStack
+    """A factory of fresh warehouses of one kind (SQLite files, or PostgreSQL databases dropped
+    afterwards; under ``RATINGS_REQUIRE_POSTGRES=1`` a missing server fails): ``make()`` is an
+    empty one, ``make(copy_of=url)`` a copy of one it made, which no process may hold open
+    (a setup shared by several runs costs one run of the CLI, not one per copy)."""
+    import sqlite3
+    from contextlib import ExitStack, closing
 
     from tests.conftest import postgres_database
 
     with ExitStack() as stack:
         count = iter(range(10_000))
 
-        def make() -> str:
+        def make(copy_of: str | None = None) -> str:
             if request.param == "sqlite":
-                return f"sqlite:///{tmp_path / f'w{next(count)}.db'}"
-            return stack.enter_context(postgres_database())
+                path = tmp_path / f"w{next(count)}.db"
+                if copy_of is not None:
+                    with closing(sqlite3.connect(copy_of.removeprefix("sqlite:///"))) as source, \
+                            closing(sqlite3.connect(path)) as copy:
+                        source.backup(copy)
+                return f"sqlite:///{path}"
+            return stack.enter_context(postgres_database(template=copy_of))
 
         yield make

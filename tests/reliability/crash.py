@@ -11,7 +11,8 @@ and before the publication ends leaves the load's ``pending_publications`` row: 
 rerun finishes that publication first (``tasks/recover.py``).
 
 Budget: ``RATINGS_CRASH_POINTS`` kill points per database and command (default 3 in
-CI, each costs two runs of the CLI); ``RATINGS_CRASH_POINTS=24`` for the full harness.
+CI, each costs two runs of the CLI; the warehouse a backfill starts from is made once and
+copied); ``RATINGS_CRASH_POINTS=24`` for the full harness.
 One Prefect server serves every child run (a temporary one per run costs 20 s).
 
 The tests are `test_crash_run.py` and `test_crash_backfill.py`: one file per command, so that
@@ -26,6 +27,7 @@ import shutil
 import signal
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tests.reliability.cli import ratings
 from tests.reliability.dump import Dump, canonical_dump
@@ -46,13 +48,29 @@ def _command(kind: str, inbox: Path, url: str, out: Path) -> list[str]:
     return ["backfill", "--federation", "ajusc", "--from", "2025-01-01", "--to", AS_OF, "--warehouse", url, *site]
 
 
-def _points(tmp: Path, api: str, make: object, kind: str, inbox: Path) -> tuple[list[str], Dump]:
+def _starts(tmp: Path, api: str, make: Any, kind: str, inbox: Path) -> Callable[[Path], str]:
+    """A factory of the warehouse each run of ``kind`` starts from, with its outputs put in a folder.
+
+    ``run`` starts from an empty warehouse. ``backfill`` starts from what one ``ratings run`` of the
+    inbox left: that run is made once, then its warehouse and its reports and site are copied for
+    the clean run and for each kill point (one run of the CLI, not one per point)."""
+    if kind == "run":
+        return lambda out: str(make())
+    base_out, base = tmp / "out-base", make()
+    done = ratings(tmp, *_command("run", inbox, base, base_out), PREFECT_API_URL=api)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    def copied(out: Path) -> str:
+        shutil.copytree(base_out, out)
+        return str(make(copy_of=base))
+
+    return copied
+
+
+def _points(tmp: Path, api: str, start: Callable[[Path], str], kind: str, inbox: Path) -> tuple[list[str], Dump]:
     """The clean run's dump, and the kill points to try (stages first, then drawn SQL statements)."""
-    url, reports = make(), tmp / "out-clean"  # type: ignore[operator]
-    counter = tmp / "sql-count"
-    if kind == "backfill":
-        done = ratings(tmp, *_command("run", inbox, url, reports), PREFECT_API_URL=api)
-        assert done.returncode == 0, done.stderr[-3000:]
+    reports = tmp / "out-clean"
+    url, counter = start(reports), tmp / "sql-count"
     done = ratings(tmp, *_command(kind, inbox, url, reports), PREFECT_API_URL=api,
                    RATINGS_SQL_COUNT_FILE=str(counter))
     assert done.returncode == 0, done.stderr[-3000:]
@@ -68,13 +86,12 @@ def killed_anywhere_then_rerun_equals_a_clean_run(kind: str, tmp_path: Path, pre
     """Kill ``ratings KIND`` at each drawn point, run it again, and compare with a clean run."""
     inbox = tmp_path / "inbox"
     shutil.copytree(SAMPLE, inbox)
-    points, clean = _points(tmp_path, prefect_api, fresh_url, kind, inbox)
+    start = _starts(tmp_path, prefect_api, fresh_url, kind, inbox)
+    points, clean = _points(tmp_path, prefect_api, start, kind, inbox)
     killed, differing = 0, []
     for point in points:
-        url, reports = fresh_url(), tmp_path / f"out-{point.replace(':', '-')}"  # type: ignore[operator]
-        if kind == "backfill":
-            done = ratings(tmp_path, *_command("run", inbox, url, reports), PREFECT_API_URL=prefect_api)
-            assert done.returncode == 0, done.stderr[-3000:]
+        reports = tmp_path / f"out-{point.replace(':', '-')}"
+        url = start(reports)
         crashed = ratings(tmp_path, *_command(kind, inbox, url, reports), PREFECT_API_URL=prefect_api,
                           RATINGS_CRASH_AT=point)
         assert crashed.returncode in (-signal.SIGKILL, 0), (point, crashed.stderr[-3000:])

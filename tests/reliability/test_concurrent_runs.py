@@ -25,8 +25,6 @@ AS_OF = "2026-02-01"
 pytestmark = [pytest.mark.slow, pytest.mark.minutes]
 
 
-
-
 def _rows(url: str) -> dict[str, list[tuple[object, ...]]]:
     engine = get_engine(url)
     try:
@@ -51,13 +49,18 @@ def test_a_nightly_and_a_backfill_at_once_equal_one_after_the_other(
                                       "--warehouse", url, "--site", str(tmp_path / tag / "site")],
     }
 
-    def seeded(tag: str) -> str:
-        """A warehouse that already holds the first two championships."""
-        url: str = fresh_url()  # type: ignore[operator]
-        done = ratings(tmp_path, "run", "--inbox", str(early), "--warehouse", url, "--as-of", "2025-12-01",
-                       "--reports", str(tmp_path / tag / "reports"), "--site", str(tmp_path / tag / "site"),
-                       PREFECT_API_URL=prefect_api)
-        assert done.returncode == 0, done.stderr[-3000:]
+    # A warehouse that already holds the first two championships, made once and copied for each
+    # order and for the runs at once, with its reports and site.
+    base, base_out = fresh_url(), tmp_path / "base"  # type: ignore[operator]
+    done = ratings(tmp_path, "run", "--inbox", str(early), "--warehouse", base, "--as-of", "2025-12-01",
+                   "--reports", str(base_out / "reports"), "--site", str(base_out / "site"),
+                   PREFECT_API_URL=prefect_api)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    def seeded(*tags: str) -> str:
+        for tag in tags:
+            shutil.copytree(base_out, tmp_path / tag)
+        url: str = fresh_url(copy_of=base)  # type: ignore[operator]
         return url
 
     serial = {}
@@ -69,7 +72,7 @@ def test_a_nightly_and_a_backfill_at_once_equal_one_after_the_other(
             assert done.returncode == 0, (kind, done.stderr[-3000:])
         serial[tag] = _rows(url)
 
-    url = seeded("together")
+    url = seeded("together-nightly", "together-backfill")
     procs = [
         subprocess.Popen([str(RATINGS), *commands[kind](url, f"together-{kind}")], cwd=tmp_path,
                          env=ratings_env(tmp_path / kind, PREFECT_API_URL=prefect_api), text=True,
