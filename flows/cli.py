@@ -826,18 +826,18 @@ def _leave(code: int | str | None) -> NoReturn:
     the system frees a process's memory at once. What the teardown does that matters is done
     here first, in its order: wait for the threads that are not daemons, run the ``atexit``
     functions (the warehouse engines' finalisers, which close their pools and so check a
-    SQLite WAL back into its file; logging's shutdown; Prefect's flushes; the guard's statement
-    count), collect garbage (files left open in cycles flush on close), flush stdout and stderr.
+    SQLite WAL back into its file; logging's shutdown, which closes its files; Prefect's
+    flushes; the guard's statement count), flush stdout and stderr. No final pass of the
+    cyclic garbage collector (0.4 s after a 1M night's site): what the run writes goes
+    through ``with`` blocks and those finalisers, never through a collected cycle.
     """
     import atexit
-    import gc
     import threading
 
     for thread in threading.enumerate():
         if thread is not threading.current_thread() and not thread.daemon:
             thread.join()
     atexit._run_exitfuncs()
-    gc.collect()
     if code is None:
         status = 0
     elif isinstance(code, int):

@@ -700,7 +700,8 @@ def _run_jobs(jobs: Sequence[Callable[[], None]], writer: _Writer, workers: int)
     Prefect call, so forking a process that has those threads is safe. The
     jobs are handed out one at a time (the first ones are the biggest), so the
     workers finish together. The objects read from the warehouse are frozen out
-    of the garbage collector first: the children neither scan nor copy them.
+    of the garbage collector first: the children neither scan nor copy them
+    (:func:`build_site` unfreezes them when the site is done).
     """
     global _JOBS
     if workers <= 1 or len(jobs) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
@@ -720,7 +721,6 @@ def _run_jobs(jobs: Sequence[Callable[[], None]], writer: _Writer, workers: int)
                 writer.seen.update(seen)
                 writer.keys.update(keys)
     finally:
-        gc.unfreeze()
         _JOBS = None
         writer.delegate = None
 
@@ -1218,15 +1218,22 @@ def build_site(
             shutil.copyfile(source, target)
     summaries = {}
     rebuilt: dict[str, dict[str, Any]] = {}
-    for federation in wanted:
-        info = {k: v for k, v in known[federation].items() if v is not None}
-        for key, value in (names or {}).get(federation, {}).items():
-            info.setdefault(key, value)
-        started_read = time.process_time()
-        fed = _read(engine, federation, info)
-        result.phases["read"] = result.phases.get("read", 0.0) + time.process_time() - started_read
-        summaries[federation], rebuilt[federation] = _render_federation(fed, writer, out, result, workers, engine,
-                                                                        states.get(federation))
+    try:
+        for federation in wanted:
+            info = {k: v for k, v in known[federation].items() if v is not None}
+            for key, value in (names or {}).get(federation, {}).items():
+                info.setdefault(key, value)
+            started_read = time.process_time()
+            fed = _read(engine, federation, info)
+            # What was read lives until the federation's pages are done: out of the cyclic
+            # collector's sight, its full passes (0.3 s each on a 1M archive) walk only the rest.
+            gc.freeze()
+            result.phases["read"] = result.phases.get("read", 0.0) + time.process_time() - started_read
+            summaries[federation], rebuilt[federation] = _render_federation(fed, writer, out, result, workers,
+                                                                            engine, states.get(federation))
+            del fed
+    finally:
+        gc.unfreeze()
     # The index lists every federation with pages in the folder, generated now or before.
     listed = []
     for federation in sorted(known):
