@@ -28,7 +28,7 @@ from sqlalchemy import Engine
 import engine
 import validations
 import warehouse
-from formats.schema import conform
+from formats.schema import RATING_LIST_SCHEMA, conform, empty
 from tasks.ingest import FederationBatch
 from tasks.rate import Rated, adjusted_at
 from tasks.runtime import create_markdown_artifact, create_table_artifact, get_run_logger, task
@@ -545,7 +545,8 @@ def apply_editions(
     if rated.lists and list_name is None:
         return _apply_lists(db, federation, rated, config, as_of)
     plan = plan_editions(db, federation, rated, config, as_of, list_name=list_name, first_list=first_list)
-    previous = warehouse.rating_list(db, federation, list_name=list_name, first_list=first_list)
+    before = warehouse.latest_edition(db, federation, list_name=list_name, first_list=first_list)
+    previous = empty(RATING_LIST_SCHEMA) if before is None else before[1]
     # The first list is stored without a name: queries that name no list answer it.
     stored_name = None if list_name == first_list else list_name
     # Every edition of the run in one transaction (issue 11: one commit, one bulk insert).
@@ -558,7 +559,7 @@ def apply_editions(
             frame, day, list_name=stored_name, kind="correcting", covers=covers, corrections=plan.corrections,
             reason=", ".join(rated.changed) if rated.changed else None,
         ))
-    numbers = warehouse.publish_editions(db, federation, editions)
+    numbers = warehouse.publish_editions(db, federation, editions, known={stored_name: before} if before else None)
     latest = editions[-1].rating_list if editions and editions[-1].rating_list is not None else previous
     correcting = numbers[-1] if plan.correcting is not None else None
     return EditionsDone(plan, numbers, correcting, previous, latest)

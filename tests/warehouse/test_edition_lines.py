@@ -28,6 +28,7 @@ from warehouse import (
     edition_contents,
     edition_entries,
     editions,
+    latest_edition,
     list_lines,
     publish_editions,
     rating_list,
@@ -86,10 +87,17 @@ def _sequence(fed: str, plan: list[Any]) -> list[pl.DataFrame]:
     return out
 
 
-def _publish(db: Engine, fed: str, lists: list[pl.DataFrame], split: int) -> list[int]:
+def _publish(db: Engine, fed: str, lists: list[pl.DataFrame], split: int, hand_over: str = "none") -> list[int]:
     """Publish in two calls; the second hands over lines made against the edition before,
-    as the publish task does for a night of many editions (first in full, last with both)."""
+    as the publish task does for a night of many editions (first in full, last with both).
+
+    ``hand_over``: what the second call is told of the last edition already published: nothing
+    ("none"), that edition as the publish task reads it ("latest"), or an older one ("stale"),
+    which must be ignored."""
     numbers = publish_editions(db, fed, [Edition(f, dt.date(2025, 9, 1 + i)) for i, f in enumerate(lists[:split])])
+    told = (latest_edition(db, fed) if hand_over == "latest" and numbers else
+            latest_edition(db, fed, edition=numbers[0]) if hand_over == "stale" and len(numbers) > 1 else None)
+    known: dict[str | None, tuple[int, pl.DataFrame]] | None = None if told is None else {None: told}
     rest = lists[split:]
     batch: list[Edition] = []
     for i, frame in enumerate(rest):
@@ -100,7 +108,7 @@ def _publish(db: Engine, fed: str, lists: list[pl.DataFrame], split: int) -> lis
             lines = list_lines(rest[i - 1], frame)
             last = i == len(rest) - 1
             batch.append(Edition(frame if last else None, day, lines=lines))
-    return numbers + publish_editions(db, fed, batch)
+    return numbers + publish_editions(db, fed, batch, known=known)
 
 
 def _view(db: Engine, list_id: int) -> list[tuple[Any, ...]]:
@@ -128,12 +136,12 @@ def _check(db: Engine, fed: str, lists: list[pl.DataFrame], numbers: list[int]) 
         assert _view(db, head["list_id"]) == [(i + 1, *row) for i, row in enumerate(published.rows())]
 
 
-@given(plan=_lists(), split=st.integers(0, 7))
+@given(plan=_lists(), split=st.integers(0, 7), hand_over=st.sampled_from(["none", "latest", "stale"]))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-def test_every_edition_reads_back_as_published(engine: Engine, plan: list[Any], split: int) -> None:
+def test_every_edition_reads_back_as_published(engine: Engine, plan: list[Any], split: int, hand_over: str) -> None:
     fed = f"f{next(_federations)}"
     lists = _sequence(fed, plan)
-    numbers = _publish(engine, fed, lists, min(split, len(lists)))
+    numbers = _publish(engine, fed, lists, min(split, len(lists)), hand_over)
     _check(engine, fed, lists, numbers)
 
 
@@ -184,3 +192,27 @@ def test_the_view_orders_player_ids_by_bytes_on_postgresql(pg_engine: Engine) ->
     listed = rating_engine.rating_list("ajusc", ratings, as_of=dt.date(2025, 10, 1))
     publish_editions(pg_engine, "ajusc", [Edition(listed, dt.date(2025, 10, 1))])
     assert [r[2] for r in _view(pg_engine, 1)] == ["B", "_", "a", "b"] == listed["player_id"].to_list()
+
+
+def test_an_edition_handed_over_is_used_only_while_it_is_the_last_one(sqlite_engine: Engine) -> None:
+    """The publish task hands ``publish_editions`` the last edition it read (``known``); one that
+    is no longer the list's last edition must be read again, not compared with."""
+    def listed(ratings: dict[str, float]) -> pl.DataFrame:
+        frame = pl.DataFrame({"player_id": list(ratings), "rating": list(ratings.values()), "games": 40,
+                              "last_played": "2025-26"})
+        return rating_engine.rating_list("ajusc", frame, as_of=dt.date(2025, 10, 1))
+
+    first, second = listed({"a": 1000.0, "b": 1100.0}), listed({"a": 1300.0, "b": 1100.0})
+    third = listed({"a": 1000.0, "b": 1200.0})   # "a" back to the figure of the first edition
+    publish_editions(sqlite_engine, "ajusc", [Edition(first, dt.date(2025, 10, 1)),
+                                              Edition(second, dt.date(2025, 10, 2))])
+    stale = latest_edition(sqlite_engine, "ajusc", edition=1)
+    assert stale is not None and stale[0] == 1
+    publish_editions(sqlite_engine, "ajusc", [Edition(third, dt.date(2025, 10, 3))], known={None: stale})
+    assert_frame_equal(rating_list(sqlite_engine, "ajusc"), third)
+    last = latest_edition(sqlite_engine, "ajusc")
+    assert last is not None and last[0] == 3
+    assert_frame_equal(last[1], third)
+    fourth = listed({"a": 1250.0, "b": 1200.0})
+    publish_editions(sqlite_engine, "ajusc", [Edition(fourth, dt.date(2025, 10, 4))], known={None: last})
+    assert_frame_equal(rating_list(sqlite_engine, "ajusc"), fourth)
