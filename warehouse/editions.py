@@ -634,27 +634,22 @@ def rating_list(
     return empty(RATING_LIST_SCHEMA) if found is None else found[1]
 
 
-def latest_edition(
-    engine: Engine,
-    federation: str,
-    *,
-    as_of: dt.date | None = None,
-    edition: int | None = None,
-    list_name: str | None = None,
-    first_list: str | None = None,
-) -> tuple[int, pl.DataFrame] | None:
-    """:func:`rating_list`'s edition with its number, ``(edition, content)``; None when there is none.
+def latest_edition(engine: Engine, federation: str, *, as_of: dt.date | None = None, edition: int | None = None,
+                   list_name: str | None = None, first_list: str | None = None) -> tuple[int, pl.DataFrame] | None:
+    """:func:`rating_list`'s edition (same arguments) with its number, ``(edition, content)``; None
+    when there is none.
 
     Examples
     --------
     >>> from warehouse.db import get_engine
     >>> engine = get_engine("sqlite://")
-    >>> lst = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1510.0], "rank": [1]})
-    >>> publish_list(engine, "ajusc", lst, as_of=dt.date(2025, 9, 1))
-    1
-    >>> number, content = latest_edition(engine, "ajusc")
-    >>> number, content.get_column("player_id").to_list()
-    (1, ['7'])
+    >>> anna = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1510.0], "rank": [1]})
+    >>> publish_editions(engine, "egf", [Edition(anna, dt.date(2025, 1, 1)), Edition(anna, dt.date(2025, 2, 1))])
+    [1, 2]
+    >>> [(n, c.height) for n, c in [latest_edition(engine, "egf"), latest_edition(engine, "egf", edition=1)]]
+    [(2, 1), (1, 1)]
+    >>> latest_edition(engine, "egf", as_of=dt.date(2024, 12, 31)) is None
+    True
     """
     query = sa.select(_RL.c.list_name, _RL.c.edition).where(_list_filter(federation, list_name, first_list))
     if edition is not None:
