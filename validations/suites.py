@@ -206,6 +206,10 @@ def _gx() -> Any:
         finally:
             if enabled:
                 gc.enable()
+        # Garbage first: what is frozen is never collected, and a cycle that holds a run's frames
+        # (read before the first validation) would keep them to the end (a 1M run peaked at 3.5 GB
+        # instead of 3.1 GB when the import froze without this pass).
+        gc.collect()
         gc.freeze()
     import great_expectations as gx
 

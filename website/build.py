@@ -700,8 +700,10 @@ def _run_jobs(jobs: Sequence[Callable[[], None]], writer: _Writer, workers: int)
     Prefect call, so forking a process that has those threads is safe. The
     jobs are handed out one at a time (the first ones are the biggest), so the
     workers finish together. The objects read from the warehouse are frozen out
-    of the garbage collector first: the children neither scan nor copy them
-    (:func:`build_site` unfreezes them when the site is done).
+    of the garbage collector first: the children neither scan nor copy them. They
+    are unfrozen when the workers are done, so that the rows made for the jobs
+    (in cycles through the closures of :func:`_render_federation`) can be freed
+    before the rest of the site.
     """
     global _JOBS
     if workers <= 1 or len(jobs) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
@@ -721,6 +723,7 @@ def _run_jobs(jobs: Sequence[Callable[[], None]], writer: _Writer, workers: int)
                 writer.seen.update(seen)
                 writer.keys.update(keys)
     finally:
+        gc.unfreeze()
         _JOBS = None
         writer.delegate = None
 
