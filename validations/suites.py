@@ -192,10 +192,10 @@ def rules_fingerprint() -> str:
 def _gx() -> Any:
     """Great Expectations, its first import made with the cyclic garbage collector paused.
 
-    The import builds about a million objects (scipy, pandas, altair come with it). The
+    The import leaves about 430,000 objects (scipy, pandas, altair come with it). The
     collector's full passes during it took about 0.6 s of a night, and each full pass after it
-    walked them all again, though they live as long as the process: they are frozen out of its
-    sight (``gc.freeze``) once imported. Reference counting still frees a frozen object.
+    walked them all again, though they live as long as the process: after one pass, they are
+    frozen out of its sight (``gc.freeze``). Reference counting still frees a frozen object.
     """
     _quiet_env()
     if "great_expectations" not in sys.modules:

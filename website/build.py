@@ -1229,7 +1229,8 @@ def build_site(
             started_read = time.process_time()
             fed = _read(engine, federation, info)
             # What was read lives until the federation's pages are done: out of the cyclic
-            # collector's sight, its full passes (0.3 s each on a 1M archive) walk only the rest.
+            # collector's sight (until _run_jobs's workers are done, or to the end here), its full
+            # passes (0.3 s each on a 1M archive) walk only the rest.
             gc.freeze()
             result.phases["read"] = result.phases.get("read", 0.0) + time.process_time() - started_read
             summaries[federation], rebuilt[federation] = _render_federation(fed, writer, out, result, workers,
