@@ -1,6 +1,7 @@
 """The Great Expectations project of a run: created before any validation, Data Docs built after.
 
-Great Expectations is imported only when a run asks for a GX project (``--gx-root``).
+Both run in the Great Expectations process (:mod:`validations.gx_process`), where the
+suites run: Great Expectations is never imported in the run's own process.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ def prepare_gx_project(gx_root: str) -> str:
 
     Run once, before any validation: concurrent writers corrupt a GX file project.
     """
-    import validations
+    from validations import gx_process
 
-    root = validations.ensure_gx_project(Path(gx_root))
+    root = gx_process.call("ensure_gx_project", str(Path(gx_root)))
     get_run_logger().info("Great Expectations project ready in %s", root)
     return str(root)
 
@@ -26,8 +27,8 @@ def prepare_gx_project(gx_root: str) -> str:
 @task(name="build_data_docs")
 def build_data_docs(gx_root: str) -> str:
     """Rebuild the project's Data Docs (the newest validation results); return their folder."""
-    import validations
+    from validations import gx_process
 
-    docs = validations.build_data_docs(Path(gx_root))
+    docs = gx_process.call("build_data_docs", str(Path(gx_root)))
     get_run_logger().info("Data Docs built in %s", docs)
     return str(docs)

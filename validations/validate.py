@@ -10,8 +10,9 @@ from typing import Any
 import polars as pl
 
 from formats.schema import COMPETITIONS_SCHEMA, FINDINGS_SCHEMA, GAMES_SCHEMA, empty
+from validations import gx_process
 from validations.rules import SEVERITIES, Rule, edition_of, rules_for
-from validations.suites import Failure, ephemeral_context, file_context, run_suite, suite_name
+from validations.suites import Failure, suite_name
 from validations.tables import Tables, build_tables, start_dates
 
 
@@ -44,11 +45,13 @@ def _chunks(frame: pl.DataFrame) -> list[pl.DataFrame]:
     return [p.drop("_part") for p in tagged.partition_by("_part", maintain_order=True)]
 
 
-def _run_in_chunks(context: Any, name: str, frame: pl.DataFrame, file_project: bool) -> list[Failure]:
-    """:func:`run_suite` on each chunk of ``frame``; each rule's failing rows put together."""
+def _run_in_chunks(federation: str, gx_root: Path | None, name: str, frame: pl.DataFrame) -> list[Failure]:
+    """:func:`validations.suites.run_suite` on each chunk of ``frame``, in the Great Expectations
+    process (:mod:`validations.gx_process`); each rule's failing rows put together."""
     rows: dict[str, list[int]] = {}
     for chunk in _chunks(frame):
-        for failure in run_suite(context, name, chunk, file_project=file_project):
+        for failure in gx_process.call("run_suite", federation, None if gx_root is None else str(gx_root),
+                                       name, chunk):
             rows.setdefault(failure.rule_id, []).extend(failure.row_ids)
     return [Failure(rule_id=rule, row_ids=tuple(sorted(ids))) for rule, ids in rows.items()]
 
@@ -143,11 +146,6 @@ def validate(
     index = _rule_index(rule_set, set(dates.values()) | {None})
     sources = {cid: src for cid, src in tables.competitions.select("competition_id", "source").iter_rows()}
 
-    if gx_root is None:
-        context, file_project = ephemeral_context(rule_set), False
-    else:
-        context, file_project = file_context(gx_root), True
-
     rows: list[dict[str, Any]] = []
     excluded: set[int] = set()
     for (table_name, edition), by_id in sorted(index.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
@@ -157,8 +155,8 @@ def validate(
         # Great Expectations needs only the checked columns (and row_id to report rows);
         # messages are filled from the polars rows afterwards.
         needed = ["row_id", *dict.fromkeys(c for r in by_id.values() for c in r.checked_columns)]
-        failures = _run_in_chunks(context, suite_name(rule_set, table_name, edition),
-                                  frame.select([c for c in needed if c in frame.columns]), file_project)
+        failures = _run_in_chunks(rule_set, gx_root, suite_name(rule_set, table_name, edition),
+                                  frame.select([c for c in needed if c in frame.columns]))
         for failure in failures:
             rule = by_id.get(failure.rule_id)
             if rule is None:  # not in this edition's table (file_context rebuilds stale suites)
