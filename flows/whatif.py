@@ -36,6 +36,7 @@ from tasks.whatif import (
     report_whatif,
     ripple,
 )
+from validations import gx_process
 
 __all__ = [
     "RIPPLE_SCHEMA", "TOLERANCE", "State", "WhatIf", "WhatIfError", "apply_changes", "check_request",
@@ -83,7 +84,10 @@ def whatif(
     batch = call(read_added_files, list(add or []), federation)
     check_request(state.history, batch, set_rating=set_rating or {}, set_rank=set_rank or {}, exclude=exclude or [])
     if batch.competitions.height:
-        batch = call(validate_batch, batch, config, None, warehouse_url)
+        try:
+            batch = call(validate_batch, batch, config, None, warehouse_url)
+        finally:
+            gx_process.stop()   # its memory goes before the rating's (validations.gx_process)
     changed = apply_changes(state.history, set_rating=set_rating, set_rank=set_rank, exclude=exclude or [])
     ratings, rated = call(rate_whatif, changed, batch, config, as_of)
     result = WhatIf(
