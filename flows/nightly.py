@@ -20,7 +20,7 @@ from flows import errors
 from flows.config import federation_config
 from flows.orchestration import call, call_each, get_run_logger, on_dask
 from tasks.decisions import record_approvals_rated, with_pending_approvals
-from tasks.gx import build_data_docs, prepare_gx_project
+from tasks.gx import build_data_docs, end_great_expectations, prepare_gx_project
 from tasks.ingest import FederationBatch, ingest_inbox
 from tasks.load import load_federation
 from tasks.publish import Published, publish_federation
@@ -30,7 +30,6 @@ from tasks.runtime import flow
 from tasks.site import publish_site
 from tasks.summary import summarise_night
 from tasks.validate import validate_batch
-from validations import gx_process
 from warehouse.guard import checkpoint, exclusive
 
 if TYPE_CHECKING:
@@ -94,10 +93,6 @@ def nightly(
     if federation is not None:
         federation_config(federation)   # fail fast, with the known ids, on a typo
     summary = NightlyRun(as_of=as_of)
-    if gx_root or (not on_dask() and _has_files(inbox)):
-        # Great Expectations is imported in its own process (validations.gx_process), started now
-        # so that its import runs beside the ingest, on another core.
-        gx_process.start()
     call(resume_unfinished_publication, warehouse_url, as_of, reports_dir, federation)   # a killed run's (issue 9)
     if gx_root:
         # Created once, before any validation: concurrent writers corrupt a GX file project.
@@ -115,8 +110,6 @@ def nightly(
     failed_files: dict[str, str] = {}
     validated = _validate_on_dask(ingested.batches, gx_root, warehouse_url) if on_dask() else {}
     last = max(ingested.batches, default=None)
-    if last is None and not gx_root:
-        gx_process.stop()
     for fed, batch in sorted(ingested.batches.items()):
         stage = "validate"
         try:
@@ -133,7 +126,7 @@ def nightly(
                     finally:
                         if fed == last and not gx_root:
                             # Nothing else of the night needs it: its memory goes before the rating's.
-                            gx_process.stop()
+                            end_great_expectations()
                 checkpoint("validate")
                 stage = "rate"
                 rated = call(rate_federation, batch, warehouse_url, config, as_of)
@@ -174,21 +167,12 @@ def nightly(
                 len(summary.files_skipped))
     if gx_root:
         call(build_data_docs, gx_root)
-        gx_process.stop()
+        end_great_expectations()
     if site_dir is not None:
         # "" (the default): the site lives beside the reports folder, as ``ratings run`` puts it.
         site_dir = site_dir or str(Path(reports_dir).parent / "site")
         call(publish_site, warehouse_url, site_dir, federation, as_of)
     return summary
-
-
-def _has_files(inbox: str) -> bool:
-    """Whether ``inbox`` holds anything the readers may take (a night may then validate): an entry
-    that is not hidden (a file, or a folder of files); False if it is no folder."""
-    try:
-        return any(not entry.name.startswith(".") for entry in Path(inbox).iterdir())
-    except OSError:
-        return False
 
 
 def _validate_on_dask(

@@ -17,6 +17,7 @@ from datetime import date
 
 from flows.config import federation_config
 from flows.orchestration import call
+from tasks.gx import end_great_expectations
 from tasks.runtime import flow
 from tasks.validate import validate_batch
 from tasks.whatif import (
@@ -36,7 +37,6 @@ from tasks.whatif import (
     report_whatif,
     ripple,
 )
-from validations import gx_process
 
 __all__ = [
     "RIPPLE_SCHEMA", "TOLERANCE", "State", "WhatIf", "WhatIfError", "apply_changes", "check_request",
@@ -87,7 +87,7 @@ def whatif(
         try:
             batch = call(validate_batch, batch, config, None, warehouse_url)
         finally:
-            gx_process.stop()   # its memory goes before the rating's (validations.gx_process)
+            end_great_expectations()   # its memory goes before the rating's
     changed = apply_changes(state.history, set_rating=set_rating, set_rank=set_rank, exclude=exclude or [])
     ratings, rated = call(rate_whatif, changed, batch, config, as_of)
     result = WhatIf(

@@ -32,3 +32,12 @@ def build_data_docs(gx_root: str) -> str:
     docs = gx_process.call("build_data_docs", str(Path(gx_root)))
     get_run_logger().info("Data Docs built in %s", docs)
     return str(docs)
+
+
+def end_great_expectations() -> None:
+    """End the Great Expectations process (:mod:`validations.gx_process`) when a run has no more
+    to validate: its memory (some 300 MB) goes before the rating, the load and the site. The
+    next validation starts another. Not a task: it costs nothing a run needs to see."""
+    from validations import gx_process
+
+    gx_process.stop()
