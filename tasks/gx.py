@@ -6,6 +6,7 @@ suites run: Great Expectations is never imported in the run's own process.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tasks.runtime import get_run_logger, task
@@ -34,10 +35,18 @@ def build_data_docs(gx_root: str) -> str:
     return str(docs)
 
 
+#: Set (not "" or "0"): keep the Great Expectations process between runs, for a process that runs
+#: many small ones (the test suite), where starting it again (3-5 s) costs more than its memory.
+KEEP_ENV = "RATINGS_GX_KEEP"
+
+
 def end_great_expectations() -> None:
     """End the Great Expectations process (:mod:`validations.gx_process`) when a run has no more
     to validate: its memory (some 300 MB) goes before the rating, the load and the site. The
-    next validation starts another. Not a task: it costs nothing a run needs to see."""
+    next validation starts another. Kept when :data:`KEEP_ENV` is set. Not a task: it costs
+    nothing a run needs to see."""
+    if os.environ.get(KEEP_ENV, "") not in ("", "0"):
+        return
     from validations import gx_process
 
     gx_process.stop()

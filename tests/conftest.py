@@ -19,6 +19,10 @@ os.environ.pop("PREFECT_API_URL", None)
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ["GX_ANALYTICS_ENABLED"] = "false"
 os.environ["DO_NOT_TRACK"] = "1"
+# The flows end the Great Expectations process after their last validation (tasks.gx); the suite
+# runs hundreds of small flows in a process, each of which would start it again (3-5 s: CI took
+# 20 minutes instead of 10). tests/flows/test_gx_in_its_own_process.py runs without it.
+os.environ["RATINGS_GX_KEEP"] = "1"
 
 import pytest
 

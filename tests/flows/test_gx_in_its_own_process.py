@@ -29,7 +29,9 @@ def test_a_night_never_imports_great_expectations_in_its_own_process(
         + (", '--gx-root', 'gx']\n" if gx_root else "]\n")
         + "cli.main()\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=ratings_env(tmp_path),
+    env = ratings_env(tmp_path)
+    env.pop("RATINGS_GX_KEEP", None)   # the tests' setting (tests/conftest.py); a night has none
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "imported here: False | still running: False" in done.stdout, done.stdout[-2000:]
@@ -40,3 +42,16 @@ def test_a_night_never_imports_great_expectations_in_its_own_process(
         docs = tmp_path / "gx" / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html"
         assert docs.is_file(), sorted(str(p) for p in (tmp_path / "gx").rglob("*"))[:50]
         assert "ajusc." in docs.read_text(encoding="utf-8")
+
+
+def test_the_tests_setting_keeps_the_process_between_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tasks.gx import KEEP_ENV, end_great_expectations
+    from validations import gx_process
+
+    gx_process.start()
+    monkeypatch.setenv(KEEP_ENV, "1")
+    end_great_expectations()
+    assert gx_process.running()
+    monkeypatch.setenv(KEEP_ENV, "0")
+    end_great_expectations()
+    assert not gx_process.running()
