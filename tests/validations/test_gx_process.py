@@ -31,9 +31,11 @@ def _alive(pid: int) -> bool:
 
 def test_an_error_in_the_child_is_raised_again_in_the_caller() -> None:
     frame = pl.DataFrame({"row_id": [0], "competition_id": ["C1"]})
-    with pytest.raises(GxProjectError, match="run_suite: DataContextError: .*ajusc.nothing.base"):
+    # Great Expectations' own exception comes back as ours: unpickling it would import it here
+    # (tests/flows/test_gx_in_its_own_process.py checks that a night's process never does).
+    with pytest.raises(GxProjectError, match="run_suite: DataContextError: .*ajusc.nothing.base") as raised:
         gx_process.call("run_suite", "ajusc", None, "ajusc.nothing.base", frame)
-    assert "great_expectations" not in sys.modules   # nor did its exception import it here
+    assert type(raised.value) is GxProjectError
     assert gx_process.call("ping") == "pong"   # the child goes on after an error
 
 
