@@ -4,9 +4,9 @@ Importing Great Expectations takes about 2 s and leaves some 250 MB of objects t
 as long as the process. In the process of a night, that import came before everything
 else the night does (validating a 50-competition night took 4.5 s, 3.9 s of it the
 import), and its memory stayed through the rating, the load and the site. Here a child
-process imports it, started as soon as a run knows it will validate, so that the import
-runs beside the run's own work on another core; the suites run there, and the child
-ends when the run has no more to validate: its memory goes with it.
+process imports it, started by the first request (a run's first validation); the suites
+run there, and the child ends when the run has no more to validate (``tasks.gx``): its
+memory goes with it.
 
 The child is ``python -c "from validations.gx_process import main; main()"``. Requests and replies are pickled
 over its stdin and a duplicate of its stdout (its own stdout goes to stderr, so that
@@ -56,7 +56,6 @@ class _Child:
         package = str(Path(__file__).resolve().parents[1])
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package, env.get("PYTHONPATH")) if p)
-        env.setdefault("GX_ANALYTICS_ENABLED", "false")
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", "from validations.gx_process import main; main()", str(write)],
@@ -193,7 +192,7 @@ _OPERATIONS: dict[str, Callable[..., Any]] = {
 def _serve(requests: IO[bytes], replies: IO[bytes]) -> None:
     from validations import suites
 
-    suites._gx()   # the import first: the reason this process was started early
+    suites._gx()   # the import first, before the first request arrives
     while True:
         try:
             operation, args = pickle.load(requests)
