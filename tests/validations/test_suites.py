@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import date
 from pathlib import Path
 
@@ -151,3 +152,30 @@ def test_no_progress_bars_on_the_terminal(project: Path, capfd: pytest.CaptureFi
     validate(f["competitions"], f["games"], federation="ajusc")
     out, err = capfd.readouterr()
     assert "Calculating Metrics" not in out + err
+
+
+def test_modules_no_suite_uses_are_imported_only_when_read() -> None:
+    """``scipy.stats`` and ``altair`` (1.4 s of Great Expectations' 3.3 s import) stay stand-ins
+    through the import and the building of every suite, and work as the real modules once read.
+    (A night's suites run with them deferred in ``tests/flows/test_gx_in_its_own_process.py``.)"""
+    import subprocess
+    import sys
+
+    script = """
+import sys
+from validations.suites import _gx, ephemeral_context
+_gx()
+assert "great_expectations" in sys.modules
+for federation in ("ajusc", "fide", "egf"):
+    ephemeral_context(federation)
+print([type(sys.modules.get(n)).__name__ for n in ("scipy.stats", "altair")])
+from scipy import stats
+import scipy.stats.distributions
+print(stats.norm.cdf(0.0), scipy.stats.distributions.norm.cdf(0.0), type(sys.modules["scipy.stats"]).__name__)
+import altair
+print(altair.Chart.__name__, type(sys.modules["altair"]).__name__)
+"""
+    done = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "GX_ANALYTICS_ENABLED": "false"}, cwd=Path(__file__).parents[2])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["['_Deferred', '_Deferred']", "0.5 0.5 module", "Chart module"]
