@@ -40,6 +40,7 @@ __all__ = [
     "CORRECTION_TABLES",
     "EDITIONS_SCHEMA",
     "ENTRIES_SCHEMA",
+    "SITE_CHANGES_SCHEMA",
     "SITE_LINES_SCHEMA",
     "site_changes",
     "site_competitions",
@@ -53,6 +54,7 @@ __all__ = [
     "site_findings",
     "site_last_load",
     "site_lines",
+    "site_list_heads",
     "site_players",
 ]
 
@@ -173,8 +175,22 @@ def site_entries(
     return pl.concat(parts, how="vertical_relaxed").select(list(ENTRIES_SCHEMA)).sort("list_id", "position")
 
 
-def site_lines(engine: Engine, federation: str) -> pl.DataFrame:
-    """Every line the federation's editions stored (SITE_LINES_SCHEMA), by edition and ``seq``.
+def site_list_heads(engine: Engine, federation: str) -> pl.DataFrame:
+    """Each published edition's ``list_id``, ``edition`` and ``content_sha256``, by ``list_id``.
+
+    A published edition is never changed (triggers refuse it), so lines read once for a
+    ``list_id`` with that checksum stay true: the site keeps them between generations
+    (``website.frames``).
+    """
+    query = (sa.select(_RL.id, _RL.edition, _RL.content_sha256)
+             .where(_RL.federation == federation).order_by(_RL.id))
+    with engine.connect() as conn:
+        return read_frame(conn, query, {"list_id": pl.Int64(), "edition": pl.Int64(), "content_sha256": pl.Utf8()})
+
+
+def site_lines(engine: Engine, federation: str, *, lists: tuple[int, int] | None = None) -> pl.DataFrame:
+    """Every line the federation's editions stored (SITE_LINES_SCHEMA), by edition and ``seq``;
+    ``lists``: ``(after, upto)``, the lines of the editions whose ``list_id`` is in ``after < id <= upto`` only.
 
     A large archive's site cannot replay every edition in full (12,700 editions of
     50,000 players: 3x10^8 lines); what changed on each edition is exactly what was
@@ -198,6 +214,8 @@ def site_lines(engine: Engine, federation: str) -> pl.DataFrame:
         .where(_RL.federation == federation)
         .order_by(_RL.edition, _RLL.seq)
     )
+    if lists is not None:
+        query = query.where(_RLL.list_id > lists[0], _RLL.list_id <= lists[1])
     with engine.connect() as conn:
         return read_frame(conn, query, SITE_LINES_SCHEMA)
 
@@ -287,9 +305,16 @@ _CHANGES_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def site_changes(engine: Engine, federation: str) -> pl.DataFrame:
-    """Every rating change of ``federation`` in rating order (``seq``, then RATING_CHANGES_SCHEMA less federation)."""
+#: Every rating change of a federation (:func:`site_changes`).
+SITE_CHANGES_SCHEMA = _CHANGES_SCHEMA
+
+
+def site_changes(engine: Engine, federation: str, *, from_seq: int = 0) -> pl.DataFrame:
+    """Every rating change of ``federation`` in rating order (``seq``, then RATING_CHANGES_SCHEMA less
+    federation); ``from_seq``: those at that ``seq`` or later only."""
     query = sa.select(*(_RC[k] for k in _CHANGES_SCHEMA)).where(_RC.federation == federation).order_by(_RC.seq)
+    if from_seq:
+        query = query.where(_RC.seq >= from_seq)
     with engine.connect() as conn:
         return read_frame(conn, query, _CHANGES_SCHEMA)
 
@@ -333,18 +358,19 @@ def site_explanations(engine: Engine, federation: str, players: Collection[str] 
     return pl.concat(parts).sort("seq") if parts else pl.DataFrame(schema=_EXPLANATIONS_SCHEMA)
 
 
-def site_derived_blocks(engine: Engine, federation: str) -> list[tuple[str, int]] | None:
-    """The checksum and row count of each block of the explanations of ``federation``
-    (``derived_state``, in block order), when they describe every stored row: blocks 0..n-1, as
-    many rows as the table holds. Else None (a warehouse written before the loader recorded them
-    for incremental runs)."""
+def site_derived_blocks(engine: Engine, federation: str, table: str = "explanations") -> list[tuple[str, int]] | None:
+    """The checksum and row count of each block of ``table`` (``explanations`` or ``rating_changes``)
+    of ``federation`` (``derived_state``, in block order), when they describe every stored row:
+    blocks 0..n-1, as many rows as the table holds. Else None (a warehouse written before the
+    loader recorded them for incremental runs)."""
+    stored = {Explanation.__tablename__: _X, RatingChange.__tablename__: _RC}[table]
     with engine.connect() as conn:
         blocks = conn.execute(
             sa.select(_DS.block, _DS.content_sha256, _DS.n_rows)
-            .where(_DS.federation == federation, _DS.table_name == Explanation.__tablename__)
+            .where(_DS.federation == federation, _DS.table_name == table)
             .order_by(_DS.block)
         ).all()
-        rows = conn.execute(sa.select(sa.func.count()).where(_X.federation == federation)).scalar_one()
+        rows = conn.execute(sa.select(sa.func.count()).where(stored.federation == federation)).scalar_one()
     if [b for b, _, _ in blocks] != list(range(len(blocks))) or sum(n for _, _, n in blocks) != rows:
         return None
     return [(digest, n) for _, digest, n in blocks]

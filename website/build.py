@@ -20,6 +20,9 @@ A page is rendered only when its inputs changed: ``.pages.json`` in the site
 folder records, for each page, a digest of what it was rendered from (its rows,
 the templates and this code); a page whose digest is the same and whose file is
 there is left as it is. Delete ``.pages.json`` to render every page again.
+``.frames/`` keeps the stored lines and rating changes it read, so that the next
+generation reads only the editions published since and the changes from the first
+block rewritten (:mod:`website.frames`); deleting it only makes the next one read all.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ import polars as pl
 from markupsafe import Markup
 
 from warehouse import site as queries
+from website import frames
 from website.errors import SiteError
 from website.fragments import (
     ENTRY_COLUMNS,
@@ -495,14 +499,16 @@ class _Federation:
     explanations: Mapping[tuple[str, str, str | None], list[tuple[Any, ...]]] = field(default_factory=dict)
 
 
-def _read(engine: Engine, federation: str, info: dict[str, Any]) -> _Federation:
+def _read(engine: Engine, federation: str, info: dict[str, Any], out: Path) -> _Federation:
+    """The federation's frames; the stored lines and the rating changes through what the last
+    generation kept in ``out`` (:mod:`website.frames`: only what changed since is read)."""
     editions = queries.site_editions(engine, federation)
     index = editions.select("list_id", pl.int_range(pl.len()).alias("ed"))
     lines = None
     if (editions.get_column("n_players").sum() or 0) <= FULL_LINES:
         entries = _every_edition(engine, federation, index)
     else:
-        stored = queries.site_lines(engine, federation)
+        stored = frames.lines(engine, federation, out)
         lines = _own_lines(stored.join(index, on="list_id", how="inner"))
         entries = _recent_editions(engine, federation, editions, index, lines, stored)
         lines = lines.drop("rank").join(entries.select("player_id", "ed", "rank"), on=["player_id", "ed"],
@@ -510,7 +516,7 @@ def _read(engine: Engine, federation: str, info: dict[str, Any]) -> _Federation:
     players = {r["player_id"]: r for r in queries.site_players(engine, federation).to_dicts()}
     competitions = queries.site_competitions(engine, federation).to_dicts()
     finding_frame = queries.site_findings(engine, federation)
-    change_frame = queries.site_changes(engine, federation)
+    change_frame = frames.changes(engine, federation, out)
     return _Federation(
         federation=federation, info=info, editions=editions.to_dicts(), entries=entries,
         players=players, competitions=competitions, findings=_Dicts(finding_frame, ["competition_id"], finding_frame.columns),
@@ -1227,7 +1233,7 @@ def build_site(
             for key, value in (names or {}).get(federation, {}).items():
                 info.setdefault(key, value)
             started_read = time.process_time()
-            fed = _read(engine, federation, info)
+            fed = _read(engine, federation, info, out)
             # What was read lives until the federation's pages are done: out of the cyclic
             # collector's sight (until _run_jobs's workers are done, or to the end here), its full
             # passes (0.3 s each on a 1M archive) walk only the rest.
