@@ -457,6 +457,32 @@ def _lines(conn: Connection, where: Any, first: int, last: int) -> pl.DataFrame:
     return read_frame(conn, query, schema)
 
 
+def _newest_lines(conn: Connection, where: Any, first: int, last: int) -> pl.DataFrame:
+    """Each player's newest line of the editions ``first`` to ``last`` of the list ``where``
+    selects: the rows of :func:`_lines` that :func:`_content` keeps of a ``changes`` edition,
+    chosen by the database (the last by edition, then ``seq``), in the same order.
+
+    An edition of a list that is never stored in full replays every line since the list's first
+    edition: on a 1M-game archive, a night's read of the last edition turned 283,000 lines into
+    Python objects to keep 44,000 (1.1-1.6 s). SQLite takes the other columns of a ``max()``
+    group from the row holding the maximum; PostgreSQL numbers each player's lines.
+    """
+    schema = {**LINES_SCHEMA, "edition": pl.Int64(), "seq": pl.Int64()}
+    columns = [*(_RLL.c[k] for k in LINES_SCHEMA), _RL.c.edition, _RLL.c.seq]
+    base = sa.select().join_from(_RLL, _RL, _RL.c.id == _RLL.c.list_id).where(where, _RL.c.edition.between(first, last))
+    if conn.dialect.name == "sqlite":
+        # Edition and seq in one integer (seq < 2^32): one max() picks the row.
+        query = base.add_columns(*columns, sa.func.max(_RL.c.edition * 4294967296 + _RLL.c.seq)).group_by(_RLL.c.player_id)
+        schema["_key"] = pl.Int64()
+    else:
+        newest = sa.func.row_number().over(partition_by=_RLL.c.player_id,
+                                           order_by=(_RL.c.edition.desc(), _RLL.c.seq.desc()))
+        ranked = base.add_columns(*columns, newest.label("_key")).subquery()
+        query = sa.select(*(ranked.c[k] for k in schema), ranked.c["_key"]).where(ranked.c["_key"] == 1)
+        schema["_key"] = pl.Int64()
+    return read_frame(conn, query, schema).sort("edition", "seq").drop("seq", "_key")
+
+
 def _read_edition(conn: Connection, federation: str, stored_name: str | None, edition: int) -> pl.DataFrame:
     """One edition of one list in full (RATING_LIST_SCHEMA), in the published order."""
     head = conn.execute(
@@ -465,7 +491,8 @@ def _read_edition(conn: Connection, federation: str, stored_name: str | None, ed
     ).one()
     full, first = _starts_at(edition, head.lines, head.base_edition)
     where = (_RL.c.federation == federation) & _same_list(stored_name)
-    return _content(_lines(conn, where, first, edition), full, federation)
+    lines = _lines(conn, where, first, edition) if full else _newest_lines(conn, where, first, edition)
+    return _content(lines, full, federation)
 
 
 def edition_contents(
