@@ -22,6 +22,7 @@ everything.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -70,19 +71,25 @@ def _load(out: Path, federation: str, what: str, schema: dict[str, pl.DataType])
 
 
 def _save(out: Path, federation: str, what: str, frame: pl.DataFrame, holds: Any) -> None:
-    """Keep ``frame`` and what it holds; each file is written whole, then renamed into place."""
+    """Keep ``frame`` and what it holds; each file is written whole, then renamed into place.
+    Keeping them is an optimisation: where they cannot be written, none is kept."""
     frame_path, meta_path = _paths(out, federation, what)
-    frame_path.parent.mkdir(parents=True, exist_ok=True)
     temporary = frame_path.with_name(frame_path.name + f".{os.getpid()}.tmp")
-    frame.write_parquet(temporary, compression="lz4", statistics=False)
-    digest = hashlib.sha256(temporary.read_bytes()).hexdigest()
     meta_temporary = meta_path.with_name(meta_path.name + f".{os.getpid()}.tmp")
-    meta_temporary.write_text(json.dumps({"version": _VERSION, "rows": frame.height, "sha256": digest,
-                                          "holds": holds}), encoding="utf-8")
-    # The frame first: a process stopped between the two renames leaves a checksum that no
-    # longer matches, read as absent.
-    os.replace(temporary, frame_path)
-    os.replace(meta_temporary, meta_path)
+    try:
+        frame_path.parent.mkdir(parents=True, exist_ok=True)
+        frame.write_parquet(temporary, compression="lz4", statistics=False)
+        digest = hashlib.sha256(temporary.read_bytes()).hexdigest()
+        meta_temporary.write_text(json.dumps({"version": _VERSION, "rows": frame.height, "sha256": digest,
+                                              "holds": holds}), encoding="utf-8")
+        # The frame first: a process stopped between the two renames leaves a checksum that no
+        # longer matches, read as absent.
+        os.replace(temporary, frame_path)
+        os.replace(meta_temporary, meta_path)
+    except OSError:
+        for path in (temporary, meta_temporary, frame_path, meta_path):
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
 
 
 def _drop(out: Path, federation: str, what: str) -> None:

@@ -140,3 +140,17 @@ def test_frames_kept_for_another_warehouse_or_damaged_are_not_used(
         assert reads.changes == [0, 0]   # the module's read from the first row, then the direct one
         monkeypatch.undo()
         monkeypatch.setattr(website.build, "FULL_LINES", 8)
+
+
+def test_a_site_folder_where_frames_cannot_be_kept_still_gets_its_pages(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'ratings.db'}"
+    build_small_season(url)
+    db = warehouse.get_engine(url)
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / frames.FOLDER).write_text("a file where the folder would be", encoding="utf-8")
+    made = website.build_site(db, out, generated=date(2026, 1, 1))
+    fresh = website.build_site(db, tmp_path / "fresh", generated=date(2026, 1, 1))
+    assert made.pages == fresh.pages > 0
+    _assert_true_to(db, out)
+    assert (out / frames.FOLDER).read_text(encoding="utf-8") == "a file where the folder would be"
