@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -82,6 +83,16 @@ COMPETITIONS: list[tuple[str, str, date, list[str]]] = [
     ("C/2 <x>", HOSTILE_COMPETITION, date(2025, 10, 18), ["1", "3", "4", PATH_ID, "8", "2"]),
     ("C-3", "Winter cup", date(2025, 12, 13), ["2", "3", "5", "6", "8", PATH_ID]),
 ]
+
+
+def load_derived_tail(db: Any, offset: tuple[int, int], *, changes: pl.DataFrame | None = None,
+                      explanations: pl.DataFrame | None = None) -> None:
+    """Load only derived rows, from ``offset`` (rating changes, explanations) on: what a re-rate that
+    rewrote the tail of the history stores, with no file, competition or game."""
+    warehouse.load_batch(db, warehouse.LoadBatch(
+        FED, pl.DataFrame(schema={"source": pl.Utf8, "source_sha256": pl.Utf8}), empty(COMPETITIONS_SCHEMA),
+        empty(PLAYERS_SCHEMA), empty(GAMES_SCHEMA), empty(BYES_SCHEMA), empty(FINDINGS_SCHEMA),
+        changes=changes, explanations=explanations, derived_offset=offset))
 
 
 def build_small_season(url: str, competitions: int = len(COMPETITIONS), *, loaded: int = 0) -> SmallSeason:

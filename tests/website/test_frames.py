@@ -15,7 +15,7 @@ import warehouse
 import warehouse.load
 import website
 import website.build
-from tests.website.conftest import COMPETITIONS, FED, build_small_season
+from tests.website.conftest import COMPETITIONS, FED, build_small_season, load_derived_tail
 from warehouse import site as queries
 from website import frames
 
@@ -83,15 +83,6 @@ def test_each_night_reads_only_the_new_editions_and_the_changes_from_the_first_b
 
 
 def test_a_rewritten_tail_of_changes_is_read_from_its_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from formats.schema import (
-        BYES_SCHEMA,
-        COMPETITIONS_SCHEMA,
-        FINDINGS_SCHEMA,
-        GAMES_SCHEMA,
-        PLAYERS_SCHEMA,
-        empty,
-    )
-
     monkeypatch.setattr(warehouse.load, "DERIVED_BLOCK", 5)
     url = f"sqlite:///{tmp_path / 'ratings.db'}"
     build_small_season(url)
@@ -102,10 +93,7 @@ def test_a_rewritten_tail_of_changes_is_read_from_its_block(tmp_path: Path, monk
     last = stored.height - 1
     tail = stored.slice(last).with_columns(pl.col("rating_after") + 1.0).drop("seq")
     n_explanations = queries.site_explanations(db, FED).height
-    warehouse.load_batch(db, warehouse.LoadBatch(
-        FED, pl.DataFrame(schema={"source": pl.Utf8, "source_sha256": pl.Utf8}), empty(COMPETITIONS_SCHEMA),
-        empty(PLAYERS_SCHEMA), empty(GAMES_SCHEMA), empty(BYES_SCHEMA), empty(FINDINGS_SCHEMA),
-        changes=tail, derived_offset=(last, n_explanations)))
+    load_derived_tail(db, (last, n_explanations), changes=tail)
     reads = _Reads(monkeypatch)
     changed = frames.changes(db, FED, out)
     assert reads.changes == [last - last % 5]

@@ -189,15 +189,7 @@ def test_a_night_that_rewrites_some_games_reads_and_renders_only_those_cards(
     from the first block whose checksum changed, renders the cards of the players with rows there,
     and the site is the one generated at once."""
     import warehouse.load
-    from formats.schema import (
-        BYES_SCHEMA,
-        COMPETITIONS_SCHEMA,
-        FINDINGS_SCHEMA,
-        GAMES_SCHEMA,
-        PLAYERS_SCHEMA,
-        empty,
-    )
-    from tests.website.conftest import build_small_season
+    from tests.website.conftest import build_small_season, load_derived_tail
 
     monkeypatch.setattr(website.build, "FULL_LINES", 8)
     monkeypatch.setattr(warehouse.load, "DERIVED_BLOCK", 5)
@@ -211,11 +203,7 @@ def test_a_night_that_rewrites_some_games_reads_and_renders_only_those_cards(
         n_changes = conn.execute(sa.text("SELECT count(*) FROM rating_changes")).scalar_one()
     last = stored.height - 1
     tail = stored.slice(last).with_columns(pl.col("opponent_rating") + 1.0).drop("seq")
-    warehouse.load_batch(db, warehouse.LoadBatch(
-        FED, pl.DataFrame(schema={"source": pl.Utf8, "source_sha256": pl.Utf8}), empty(COMPETITIONS_SCHEMA),
-        empty(PLAYERS_SCHEMA), empty(GAMES_SCHEMA), empty(BYES_SCHEMA), empty(FINDINGS_SCHEMA),
-        explanations=tail,
-        derived_offset=(n_changes, last)))
+    load_derived_tail(db, (n_changes, last), explanations=tail)
     with db.connect() as conn:
         assert conn.execute(sa.text("SELECT opponent_rating FROM explanations WHERE seq = :s"),
                             {"s": last}).scalar_one() == stored["opponent_rating"][last] + 1.0
