@@ -448,13 +448,14 @@ def _lines(conn: Connection, where: Any, first: int, last: int) -> pl.DataFrame:
     """The lines of the editions ``first`` to ``last`` of the list ``where`` selects (on
     ``rating_lists``): LINES_SCHEMA + ``edition``, oldest first."""
     schema = {**LINES_SCHEMA, "edition": pl.Int64()}
-    query = (
-        sa.select(*(_RLL.c[k] for k in LINES_SCHEMA), _RL.c.edition)
-        .join(_RL, _RL.c.id == _RLL.c.list_id)
-        .where(where, _RL.c.edition.between(first, last))
-        .order_by(_RL.c.edition, _RLL.c.seq)
-    )
-    return read_frame(conn, query, schema)
+    query = _editions_lines(where, first, last).add_columns(*(_RLL.c[k] for k in LINES_SCHEMA), _RL.c.edition)
+    return read_frame(conn, query.order_by(_RL.c.edition, _RLL.c.seq), schema)
+
+
+def _editions_lines(where: Any, first: int, last: int) -> sa.Select[Any]:
+    """A select, without columns yet, of the lines of the editions ``first`` to ``last`` of the
+    list ``where`` selects (on ``rating_lists``)."""
+    return sa.select().join_from(_RLL, _RL, _RL.c.id == _RLL.c.list_id).where(where, _RL.c.edition.between(first, last))
 
 
 def _newest_lines(conn: Connection, where: Any, first: int, last: int) -> pl.DataFrame:
@@ -467,19 +468,17 @@ def _newest_lines(conn: Connection, where: Any, first: int, last: int) -> pl.Dat
     Python objects to keep 44,000 (1.1-1.6 s). SQLite takes the other columns of a ``max()``
     group from the row holding the maximum; PostgreSQL numbers each player's lines.
     """
-    schema = {**LINES_SCHEMA, "edition": pl.Int64(), "seq": pl.Int64()}
+    schema = {**LINES_SCHEMA, "edition": pl.Int64(), "seq": pl.Int64(), "_key": pl.Int64()}
     columns = [*(_RLL.c[k] for k in LINES_SCHEMA), _RL.c.edition, _RLL.c.seq]
-    base = sa.select().join_from(_RLL, _RL, _RL.c.id == _RLL.c.list_id).where(where, _RL.c.edition.between(first, last))
+    base = _editions_lines(where, first, last)
     if conn.dialect.name == "sqlite":
         # Edition and seq in one integer (seq < 2^32): one max() picks the row.
         query = base.add_columns(*columns, sa.func.max(_RL.c.edition * 4294967296 + _RLL.c.seq)).group_by(_RLL.c.player_id)
-        schema["_key"] = pl.Int64()
     else:
         newest = sa.func.row_number().over(partition_by=_RLL.c.player_id,
                                            order_by=(_RL.c.edition.desc(), _RLL.c.seq.desc()))
         ranked = base.add_columns(*columns, newest.label("_key")).subquery()
-        query = sa.select(*(ranked.c[k] for k in schema), ranked.c["_key"]).where(ranked.c["_key"] == 1)
-        schema["_key"] = pl.Int64()
+        query = sa.select(*(ranked.c[k] for k in schema)).where(ranked.c["_key"] == 1)
     return read_frame(conn, query, schema).sort("edition", "seq").drop("seq", "_key")
 
 

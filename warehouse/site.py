@@ -289,7 +289,8 @@ def site_findings(engine: Engine, federation: str) -> pl.DataFrame:
         return read_frame(conn, query, FINDINGS_SCHEMA)
 
 
-_CHANGES_SCHEMA: dict[str, pl.DataType] = {
+#: Every rating change of a federation (:func:`site_changes`).
+SITE_CHANGES_SCHEMA: dict[str, pl.DataType] = {
     "seq": pl.Int64(),
     "competition_id": pl.Utf8(),
     "period": pl.Utf8(),
@@ -305,18 +306,14 @@ _CHANGES_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-#: Every rating change of a federation (:func:`site_changes`).
-SITE_CHANGES_SCHEMA = _CHANGES_SCHEMA
-
-
 def site_changes(engine: Engine, federation: str, *, from_seq: int = 0) -> pl.DataFrame:
     """Every rating change of ``federation`` in rating order (``seq``, then RATING_CHANGES_SCHEMA less
     federation); ``from_seq``: those at that ``seq`` or later only."""
-    query = sa.select(*(_RC[k] for k in _CHANGES_SCHEMA)).where(_RC.federation == federation).order_by(_RC.seq)
+    query = sa.select(*(_RC[k] for k in SITE_CHANGES_SCHEMA)).where(_RC.federation == federation).order_by(_RC.seq)
     if from_seq:
         query = query.where(_RC.seq >= from_seq)
     with engine.connect() as conn:
-        return read_frame(conn, query, _CHANGES_SCHEMA)
+        return read_frame(conn, query, SITE_CHANGES_SCHEMA)
 
 
 _EXPLANATIONS_SCHEMA: dict[str, pl.DataType] = {

@@ -106,7 +106,7 @@ def lines(engine: Engine, federation: str, out: Path) -> pl.DataFrame:
     heads = queries.site_list_heads(engine, federation)
     if heads.is_empty():
         _drop(out, federation, "lines")
-        return queries.site_lines(engine, federation)
+        return pl.DataFrame(schema=queries.SITE_LINES_SCHEMA)
     upto = int(heads.get_column("list_id").max())  # type: ignore[arg-type]
     last_edition = int(heads.get_column("edition").max())  # type: ignore[arg-type]
     holds = {"upto": upto, "editions": heads.height, "last_edition": last_edition,
