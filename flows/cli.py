@@ -147,7 +147,10 @@ def _friendly(command: Callable[P, None]) -> Callable[P, None]:
 
         try:
             if _engine_mode():   # every command runs a flow
+                from flows.orchestration import temporary_server_output_to_log
+
                 errors.quiet_console_tracebacks()   # Prefect logs a failed flow's traceback
+                temporary_server_output_to_log()
             command(*args, **kwargs)
         except (typer.Exit, typer.Abort, KeyboardInterrupt, SystemExit):
             raise

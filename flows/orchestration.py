@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 from tasks.runtime import FLOW_LOGGER, TASK_LOGGER, current_task, get_run_logger, in_prefect_run
 
 __all__ = ["DASK_WORKERS_ENV", "ORCHESTRATOR_ENV", "call", "call_each", "dask_task_runner", "get_run_logger",
-           "on_dask", "run_flow", "use_prefect_engine"]
+           "on_dask", "run_flow", "temporary_server_output_to_log", "use_prefect_engine"]
 
 #: ``prefect``: always the Prefect engine; ``local``: never; unset or ``auto``: by the API URL.
 ORCHESTRATOR_ENV = "RATINGS_ORCHESTRATOR"
@@ -110,6 +110,64 @@ def api_url_in_profile(cwd: Path, environ: Mapping[str, str]) -> bool | None:
         # A profile of Prefect's own defaults ("local" names an API): ask Prefect.
         return False if active == "ephemeral" else None
     return bool(profile.get("PREFECT_API_URL"))
+
+
+def temporary_server_output_to_log() -> None:
+    """Send the temporary Prefect server's own output to a file beside the error logs, not the terminal.
+
+    Forced onto the Prefect engine with no API configured (``RATINGS_ORCHESTRATOR=prefect``),
+    Prefect starts a temporary server in a child process that writes to the terminal; stopped
+    at exit, its SQLAlchemy pool could print a traceback of a cancelled rollback after the
+    command's one line (seen in CI), and the run's last logs, sent after it stopped, printed
+    "Error logging to API". The server is Prefect's own, started when and as Prefect
+    starts it: only registered in advance, the way ``prefect_test_harness`` registers its
+    server, as a subclass whose child process writes ``prefect-server-<time>-<pid>.log`` in
+    ``flows.errors.log_dir()`` (removed at exit when empty) and which, at exit, first lets
+    Prefect's log worker deliver what it holds. Nothing changes when an API is configured.
+    """
+    from prefect.server.api.server import SubprocessASGIServer
+    from prefect.settings import get_current_settings
+
+    settings = get_current_settings()
+    if settings.api.url or not settings.server.ephemeral.enabled or None in SubprocessASGIServer._instances:
+        return
+
+    class _LoggedServer(SubprocessASGIServer):
+        log: Path | None = None
+
+        def _run_uvicorn_command(self) -> Any:
+            from flows.errors import log_dir
+
+            stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+            self.log = log_dir() / f"prefect-server-{stamp}-{os.getpid()}.log"
+            sys.stdout.flush()
+            sys.stderr.flush()
+            saved = (os.dup(1), os.dup(2))
+            try:
+                with self.log.open("ab") as out:   # the child inherits descriptors 1 and 2
+                    os.dup2(out.fileno(), 1)
+                    os.dup2(out.fileno(), 2)
+                    return super()._run_uvicorn_command()
+            finally:
+                for fd, saved_fd in zip((1, 2), saved, strict=True):
+                    os.dup2(saved_fd, fd)
+                    os.close(saved_fd)
+
+        def stop(self) -> None:   # at exit, before logging's own shutdown
+            from prefect.logging.handlers import APILogWorker
+
+            APILogWorker.drain_all(timeout=5)   # the run's last logs reach the server before it stops
+            prefect_logger = logging.getLogger("prefect")
+            level = prefect_logger.level
+            prefect_logger.setLevel(logging.WARNING)   # no "Stopping temporary server" line
+            try:
+                super().stop()
+            finally:
+                prefect_logger.setLevel(level)
+            if self.log is not None and self.log.exists() and not self.log.stat().st_size:
+                self.log.unlink()
+
+    SubprocessASGIServer._instances[None] = _LoggedServer()
 
 
 def dask_task_runner(workers: int) -> Any:

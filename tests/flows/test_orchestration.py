@@ -128,3 +128,22 @@ def test_the_command_ends_like_a_normal_exit_without_the_teardown(sample_inbox: 
     assert listed.returncode == 0 and listed.stdout.count("\n") == 13, listed.stdout[-2000:]   # 12 players
     mistake = ratings(tmp_path, "list", "--federation", "nope", "--warehouse", url)
     assert mistake.returncode == 1 and mistake.stderr.startswith("ratings: "), mistake.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_a_temporary_prefect_server_writes_to_a_log_not_the_terminal(tmp_path: Path) -> None:
+    """Forced onto the Prefect engine without an API, Prefect starts a temporary server; its own
+    output (here made talkative with DEBUG) goes to a file beside the error logs, and the
+    terminal shows only the command's line: no server lines, no "Error logging to API" after it
+    stopped (``flows.orchestration.temporary_server_output_to_log``; a CI run once printed the
+    server's traceback of a cancelled rollback after the command's line)."""
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    done = ratings(tmp_path, "list", "--federation", "ajusc", "--warehouse", url,
+                   RATINGS_ORCHESTRATOR="prefect", PREFECT_SERVER_LOGGING_LEVEL="DEBUG")
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert done.stderr.splitlines() == ["ratings: no list published for ajusc: run `ratings run` first"], \
+        done.stderr[-3000:]
+    assert done.stdout == ""
+    logs = list((tmp_path / "logs").glob("prefect-server-*.log"))
+    assert len(logs) == 1, logs
+    assert "Started server process" in logs[0].read_text(encoding="utf-8")
