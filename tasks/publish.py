@@ -16,7 +16,7 @@ competition; the night gets one summary artifact.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
@@ -593,7 +593,7 @@ def publish_editions(db: Engine, federation: str, rated: Rated, config: dict[str
             table=plan.corrections.with_columns(pl.col("edition_as_of").cast(pl.Utf8)).to_dicts(),
             description=(
                 f"{federation} correcting edition {correcting} ({day}): {plan.corrections.height} figure(s) of "
-                f"edition(s) {', '.join(map(str, touched))} changed" + (f" by {reason}" if reason else "")
+                f"edition(s) {spans(touched)} changed" + (f" by {reason}" if reason else "")
             ),
         )
         logger.info("%s: correcting edition %d changes %d figure(s) of %d published edition(s)",
@@ -602,11 +602,28 @@ def publish_editions(db: Engine, federation: str, rated: Rated, config: dict[str
     changed = changed_players(done.previous, done.latest) if numbers else 0
     added = new_players(done.previous, done.latest) if numbers else 0
     if numbers:
-        logger.info("%s: published edition(s) %s", federation, ", ".join(map(str, numbers)))
+        logger.info("%s: published edition(s) %s", federation, spans(numbers))
     return Published(
         federation, numbers[-1] if numbers else None, listed, changed, added, editions=numbers,
         correcting_edition=correcting, corrections=plan.corrections if correcting is not None else None,
     )
+
+
+def spans(numbers: Sequence[int]) -> str:
+    """Edition numbers as runs: a migration night publishes thousands, one line must say so.
+
+    >>> spans([1, 2, 3, 4, 7, 9, 10])
+    '1-4, 7, 9-10'
+    >>> spans([192])
+    '192'
+    """
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def with_correction(report: validations.CompetitionReport, published: Published) -> validations.CompetitionReport:
@@ -617,7 +634,7 @@ def with_correction(report: validations.CompetitionReport, published: Published)
     extra = dict(report.extra)
     extra["Correcting edition"] = (
         f"{published.correcting_edition}: {diff.height} figure(s) of published edition(s) "
-        f"{', '.join(map(str, touched))} changed"
+        f"{spans(touched)} changed"
     )
     return replace(report, extra=extra, corrections=diff)
 
