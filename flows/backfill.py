@@ -15,6 +15,7 @@ from pathlib import Path
 
 from flows.config import federation_config
 from flows.orchestration import call
+from tasks import site_process
 from tasks.backfill import BackfillSummary, differing_changes, stored_changes, summarise_backfill
 from tasks.ingest import FederationBatch
 from tasks.load import load_federation
@@ -50,6 +51,8 @@ def backfill(
     run = rated.run
     call(load_federation, empty_batch, run, warehouse_url, config, rated)
     checkpoint("load")
+    if site_dir is not None:
+        site_process.start(warehouse_url, federation)   # a large site's process imports meanwhile
     published = call(publish_federation, empty_batch, run, warehouse_url, config, day, reports_dir, None, rated)
     checkpoint("publish")
     summary = call(summarise_backfill, federation, from_date, to_date, before, rated, published.edition)

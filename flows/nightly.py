@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from flows import errors
 from flows.config import federation_config
 from flows.orchestration import call, call_each, get_run_logger, on_dask
+from tasks import site_process
 from tasks.decisions import record_approvals_rated, with_pending_approvals
 from tasks.gx import build_data_docs, end_great_expectations, prepare_gx_project
 from tasks.ingest import FederationBatch, ingest_inbox
@@ -140,6 +141,8 @@ def nightly(
             if run is not None and fed in approved:
                 call(record_approvals_rated, fed, warehouse_url)
             stage = "publish"
+            if site_dir is not None and fed == last:
+                site_process.start(warehouse_url, federation)   # a large site's process imports meanwhile
             published = call(publish_federation, batch, run, warehouse_url, config, as_of, reports_dir, progress,
                              rated, also_report=approved.get(fed, []))
             checkpoint("publish")

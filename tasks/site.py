@@ -48,6 +48,19 @@ def generate_site(
     )
 
 
+def generate(
+    warehouse_url: str | None, site_dir: str | Path, federation: str | None = None, as_of: date | None = None,
+    *, workers: int = 1,
+) -> website.SiteResult:
+    """:func:`generate_site`, in a process of its own when the site is large (``tasks.site_process``)."""
+    from tasks import site_process
+
+    url = site_process.apart(warehouse_url, federation)
+    if url is not None:
+        return site_process.generate_in_child(url, site_dir, federation, as_of, workers)   # type: ignore[no-any-return]
+    return generate_site(warehouse_url, site_dir, federation, as_of, workers=workers)
+
+
 @task(name="publish_site")
 def publish_site(
     warehouse_url: str | None, site_dir: str, federation: str | None = None, as_of: date | None = None,
@@ -58,7 +71,7 @@ def publish_site(
     if federation is not None and federation not in site_federations(db).get_column("federation").to_list():
         logger.info("site: %s has no published edition yet, nothing to publish", federation)
         return None
-    result = generate_site(warehouse_url, site_dir, federation, as_of, workers=site_workers())
+    result = generate(warehouse_url, site_dir, federation, as_of, workers=site_workers())
     logger.info(
         "site %s: %d page(s), %d written, %d removed in %.1f s (CPU by phase: %s)",
         result.out, result.pages, result.written, result.removed, result.seconds,
@@ -74,7 +87,7 @@ def build_site(
 ) -> website.SiteResult:
     """The whole generation ``ratings site`` asks for, with the workers it was given: unlike
     :func:`publish_site` (the nightly's), also when no federation has a list yet."""
-    result = generate_site(warehouse_url, site_dir, federation, as_of, workers=workers)
+    result = generate(warehouse_url, site_dir, federation, as_of, workers=workers)
     get_run_logger().info("site %s: %d page(s), %d written, %d removed in %.1f s",
                           result.out, result.pages, result.written, result.removed, result.seconds)
     return result

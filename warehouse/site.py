@@ -56,6 +56,7 @@ __all__ = [
     "site_lines",
     "site_list_heads",
     "site_players",
+    "site_sizes",
 ]
 
 _C = Competition.__table__.c  # type: ignore[attr-defined]
@@ -110,6 +111,28 @@ def site_federations(engine: Engine) -> pl.DataFrame:
     )
     with engine.connect() as conn:
         return read_frame(conn, query, schema)
+
+
+def site_sizes(engine: Engine) -> dict[str, int]:
+    """Federation -> the most players one of its editions listed (how large its site is).
+
+    Examples
+    --------
+    >>> import datetime as dt
+    >>> from warehouse import get_engine, publish_list
+    >>> engine = get_engine("sqlite://")
+    >>> site_sizes(engine)
+    {}
+    >>> lst = pl.DataFrame({"player_id": ["7", "8"], "name": ["Anna", "Bo"], "rating": [1510.0, 1490.0],
+    ...                     "rank": [1, 2]})
+    >>> publish_list(engine, "ajusc", lst, as_of=dt.date(2025, 9, 1))
+    1
+    >>> site_sizes(engine)
+    {'ajusc': 2}
+    """
+    query = sa.select(_RL.federation, sa.func.max(_RL.n_players)).group_by(_RL.federation)
+    with engine.connect() as conn:
+        return {federation: int(n or 0) for federation, n in conn.execute(query)}
 
 
 def site_editions(engine: Engine, federation: str) -> pl.DataFrame:

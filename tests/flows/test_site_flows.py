@@ -102,3 +102,36 @@ def test_real_season_site_has_every_player_and_every_edition(shared_data: Path, 
         points = [(n, r) for n, r in zip(chart["labels"], chart["ratings"], strict=True) if r is not None]
         assert [n for n, _ in points] == sorted(theirs, key=numbers.index)
         assert all(by_edition[n][player_id] == r for n, r in points)
+
+
+def _site_files(root: Path) -> dict[str, str]:
+    """Every file of a site, the time of its last load aside (two runs, two times)."""
+    return {str(p.relative_to(root)): re.sub(r"Loaded \d{4}-\d\d-\d\d \d\d:\d\d UTC", "Loaded <time>",
+                                              p.read_text(encoding="utf-8", errors="replace"))
+            for p in sorted(root.rglob("*")) if p.is_file() and ".frames" not in p.parts}
+
+
+def test_a_site_generated_apart_equals_one_generated_in_the_run(
+    sample_inbox: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The night and the backfill with the site in a process of its own (``tasks.site_process``,
+    threshold 0) publish the same site as with it in their own process (issue 11)."""
+    import tasks.site
+
+    sites = {}
+    for mode, threshold in (("apart", "0"), ("here", "1000000")):
+        folder = tmp_path / mode
+        folder.mkdir()
+        monkeypatch.chdir(folder)
+        monkeypatch.setenv("RATINGS_SITE_OWN_PROCESS_FROM", threshold)
+        url = f"sqlite:///{folder / 'w.db'}"
+        with monkeypatch.context() as m:
+            if mode == "apart":   # the child imports its own; this one must not be called
+                m.setattr(tasks.site, "generate_site", lambda *a, **k: pytest.fail("generated in the run's process"))
+            ran = runner.invoke(app, ["run", "--inbox", str(sample_inbox), "--warehouse", url, "--as-of", "2026-02-01"])
+            assert ran.exit_code == 0, ran.output
+            back = runner.invoke(app, ["backfill", "--federation", "ajusc", "--from", "2025-01-01", "--to", "2026-02-01",
+                                       "--warehouse", url])
+            assert back.exit_code == 0, back.output
+        sites[mode] = _site_files(folder / "site")
+    assert sites["apart"] and sites["apart"] == sites["here"]
