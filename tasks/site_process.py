@@ -17,8 +17,8 @@ raised, comes back on a pipe of its own, the child's stdout going to stderr. A
 :class:`~website.SiteError` (a user's mistake) is raised again as itself; another exception
 of the site's as a ``RuntimeError`` naming it, with its traceback in the message's tail. A
 child that dies before it answers gives a ``RuntimeError`` with its exit status. The child
-is killed with its parent (Linux: ``PR_SET_PDEATHSIG``): a killed run leaves no site being
-written behind it. The crash and fault hooks of :mod:`warehouse.guard` stay the parent's:
+ends with its parent: the parent holds the child's stdin open until the reply, and the child
+leaves when it closes, so a killed run leaves no site being written behind it. The crash and fault hooks of :mod:`warehouse.guard` stay the parent's:
 the child's environment goes without them.
 
 The night and the backfill :func:`start` the child before their last publication, when
@@ -35,10 +35,11 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
 import traceback
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 __all__ = ["OWN_PROCESS_FROM", "apart", "generate_in_child", "main", "own_process_from", "start"]
 
@@ -92,7 +93,7 @@ class _Child:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package, env.get("PYTHONPATH")) if p)
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-c", "from tasks.site_process import main; main()", str(write), str(os.getpid())],
+                [sys.executable, "-c", "from tasks.site_process import main; main()", str(write)],
                 stdin=subprocess.PIPE, pass_fds=(write,), env=env, close_fds=True,
             )
         finally:
@@ -104,9 +105,10 @@ class _Child:
         assert process.stdin is not None
         with self.replies:
             try:
-                with process.stdin:
+                with process.stdin:   # open until the reply: the child's sign that its parent lives
                     pickle.dump(request, process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-                ok, value = pickle.load(self.replies)
+                    process.stdin.flush()
+                    ok, value = pickle.load(self.replies)
             except (OSError, EOFError, pickle.UnpicklingError) as exc:
                 code = process.wait()
                 raise RuntimeError(f"the site's process ended before it answered (exit status {code}); "
@@ -187,32 +189,29 @@ def _answer(request: tuple[str, str, str | None, date | None, int]) -> tuple[boo
         return False, RuntimeError(f"{type(exc).__name__}: {exc} (in the site's process)\n{detail}")
 
 
-def _die_with(parent: int) -> None:
-    """Be killed when ``parent`` ends (Linux); elsewhere, nothing."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-    import signal
+def _end_with_parent(requests: IO[bytes]) -> None:
+    """Leave as soon as ``requests`` ends: the parent closes it after the reply, or ended itself
+    (however it ended: its end of the pipe closes with it), and then no site is written for nobody."""
 
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:   # it ended before the call above
-        os._exit(1)
+    def watch() -> None:
+        while requests.read(65536):
+            pass
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def main() -> None:
-    """The child's entry point (``argv``: the replies' fd, the parent's pid): one request, one reply."""
+    """The child's entry point (``argv[1]``: the replies' fd): one request, one reply."""
     replies = os.fdopen(int(sys.argv[1]), "wb")
-    _die_with(int(sys.argv[2]))
     os.dup2(2, 1)   # whatever the site prints goes to stderr, never into the replies
     import tasks.site  # noqa: F401 - imported while the parent finishes what comes before the site
 
     try:
         request = pickle.load(sys.stdin.buffer)
-    except EOFError:   # not needed after all (closed unused)
+    except EOFError:   # not needed after all (closed unused), or the parent ended
         os._exit(0)
+    _end_with_parent(sys.stdin.buffer)
     reply = _answer(request)
     try:
         data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)

@@ -120,3 +120,22 @@ def test_a_child_started_ahead_is_used_or_ended(
     assert result.pages > 0 and site_process._started is None
     assert filecmp.cmp(tmp_path / "site" / "ajusc" / "index.html", tmp_path / "again" / "ajusc" / "index.html",
                        shallow=False)
+
+
+def test_the_child_leaves_when_its_parent_does() -> None:
+    """The child watches its stdin, which the parent holds open until the reply: closed (the
+    reply came, or the parent ended however it ended), the child leaves at once, busy or not."""
+    import subprocess
+    import time
+
+    busy = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from tasks.site_process import _end_with_parent; "
+         "_end_with_parent(sys.stdin.buffer); print('watching', flush=True); time.sleep(120)"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=Path(__file__).resolve().parents[2],
+    )
+    with busy:
+        assert busy.stdout is not None and busy.stdin is not None
+        assert busy.stdout.readline() == b"watching\n"
+        started = time.monotonic()
+        busy.stdin.close()
+        assert busy.wait(timeout=30) == 0 and time.monotonic() - started < 10
