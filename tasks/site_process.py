@@ -87,18 +87,9 @@ class _Child:
     """A started child: the process and the pipe its reply comes on."""
 
     def __init__(self) -> None:
-        read, write = os.pipe()
-        package = str(Path(__file__).resolve().parents[1])
-        env = {k: v for k, v in os.environ.items() if k not in _HOOKS}
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package, env.get("PYTHONPATH")) if p)
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-c", "from tasks.site_process import main; main()", str(write)],
-                stdin=subprocess.PIPE, pass_fds=(write,), env=env, close_fds=True,
-            )
-        finally:
-            os.close(write)
-        self.replies = os.fdopen(read, "rb")
+        from validations.gx_process import spawn
+
+        self.process, self.replies = spawn("tasks.site_process", without=_HOOKS)
 
     def ask(self, request: tuple[str, str, str | None, date | None, int]) -> Any:
         process = self.process

@@ -39,6 +39,25 @@ from validations.errors import GxProjectError
 __all__ = ["call", "running", "start", "stop"]
 
 
+def spawn(module: str, *, without: tuple[str, ...] = ()) -> tuple[subprocess.Popen[bytes], IO[bytes]]:
+    """Start ``python -c "from MODULE import main; main()" FD``: this checkout's package on its
+    path, its stdin a pipe, ``FD`` the write end of another pipe, whose read end is returned for
+    its replies. ``without``: environment variables it does not inherit. (The site's process,
+    ``tasks.site_process``, is started the same way.)"""
+    read, write = os.pipe()
+    package = str(Path(__file__).resolve().parents[1])
+    env = {k: v for k, v in os.environ.items() if k not in without}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package, env.get("PYTHONPATH")) if p)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-c", f"from {module} import main; main()", str(write)],
+            stdin=subprocess.PIPE, pass_fds=(write,), env=env, close_fds=True,
+        )
+    finally:
+        os.close(write)
+    return process, os.fdopen(read, "rb")
+
+
 class _Child:
     """The child process, and the lock that makes one request at a time."""
 
@@ -52,18 +71,7 @@ class _Child:
             if self.process.poll() is None:
                 return
             self._close()   # ended since the last call: a new one takes its place
-        read, write = os.pipe()
-        package = str(Path(__file__).resolve().parents[1])
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package, env.get("PYTHONPATH")) if p)
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-c", "from validations.gx_process import main; main()", str(write)],
-                stdin=subprocess.PIPE, pass_fds=(write,), env=env, close_fds=True,
-            )
-        finally:
-            os.close(write)
-        self.replies = os.fdopen(read, "rb")
+        self.process, self.replies = spawn("validations.gx_process")
 
     def call(self, operation: str, *args: Any) -> Any:
         with self.lock:

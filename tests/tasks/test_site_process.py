@@ -129,8 +129,9 @@ def test_the_child_leaves_when_its_parent_does() -> None:
     import time
 
     busy = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from tasks.site_process import _end_with_parent; "
-         "_end_with_parent(sys.stdin.buffer); print('watching', flush=True); time.sleep(120)"],
+        [sys.executable, "-c", ("import sys, time; from tasks.site_process import _end_with_parent; "
+                                "_end_with_parent(sys.stdin.buffer); print('watching', flush=True); "
+                                "time.sleep(120)")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=Path(__file__).resolve().parents[2],
     )
     with busy:
