@@ -39,7 +39,7 @@ import threading
 import traceback
 from datetime import date
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 __all__ = ["OWN_PROCESS_FROM", "apart", "generate_in_child", "main", "own_process_from", "start"]
 
@@ -180,12 +180,17 @@ def _answer(request: tuple[str, str, str | None, date | None, int]) -> tuple[boo
         return False, RuntimeError(f"{type(exc).__name__}: {exc} (in the site's process)\n{detail}")
 
 
-def _end_with_parent(requests: IO[bytes]) -> None:
-    """Leave as soon as ``requests`` ends: the parent closes it after the reply, or ended itself
-    (however it ended: its end of the pipe closes with it), and then no site is written for nobody."""
+def _end_with_parent() -> None:
+    """Leave as soon as stdin ends: the parent closes it after the reply, or ended itself (however
+    it ended: its end of the pipe closes with it), and then no site is written for nobody.
+
+    The watch reads descriptor 0 itself, never ``sys.stdin``: a thread blocked in a read of
+    ``sys.stdin.buffer`` holds that object's lock, and a site's worker forked meanwhile inherits
+    the lock held by no thread of its own; ``multiprocessing`` closes ``sys.stdin`` in each
+    worker it starts, which then waited for ever (a 1M first run on PostgreSQL hung there)."""
 
     def watch() -> None:
-        while requests.read(65536):
+        while os.read(0, 65536):
             pass
         os._exit(0)
 
@@ -202,14 +207,10 @@ def main() -> None:
         request = pickle.load(sys.stdin.buffer)
     except EOFError:   # not needed after all (closed unused), or the parent ended
         os._exit(0)
-    _end_with_parent(sys.stdin.buffer)
-    reply = _answer(request)
-    try:
-        data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception as exc:  # noqa: BLE001 - a value that does not pickle
-        data = pickle.dumps((False, RuntimeError(f"the site's reply does not pickle: {type(exc).__name__}: {exc}")))
-    replies.write(data)
-    replies.flush()
+    _end_with_parent()
+    from validations.gx_process import send
+
+    send(replies, _answer(request), lambda text: RuntimeError(f"the site's reply does not pickle: {text}"))
     replies.close()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -25,6 +25,7 @@ however it ends.
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import pickle
 import subprocess
@@ -56,6 +57,17 @@ def spawn(module: str, *, without: tuple[str, ...] = ()) -> tuple[subprocess.Pop
     finally:
         os.close(write)
     return process, os.fdopen(read, "rb")
+
+
+def send(replies: IO[bytes], reply: tuple[bool, Any], failed: Callable[[str], Exception]) -> None:
+    """Write a child's ``(ok, value)`` reply to its parent; a reply that does not pickle goes as
+    ``(False, failed("TypeName: message"))`` instead."""
+    try:
+        data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:  # noqa: BLE001 - a value that does not pickle
+        data = pickle.dumps((False, failed(f"{type(exc).__name__}: {exc}")), protocol=pickle.HIGHEST_PROTOCOL)
+    replies.write(data)
+    replies.flush()
 
 
 class _Child:
@@ -197,6 +209,10 @@ _OPERATIONS: dict[str, Callable[..., Any]] = {
 }
 
 
+def _failed(operation: str, text: str) -> GxProjectError:
+    return GxProjectError(f"{operation}: {text}")
+
+
 def _serve(requests: IO[bytes], replies: IO[bytes]) -> None:
     from validations import suites
 
@@ -210,14 +226,9 @@ def _serve(requests: IO[bytes], replies: IO[bytes]) -> None:
             reply: tuple[bool, Any] = (True, _OPERATIONS[operation](*args))
         except Exception as exc:  # noqa: BLE001 - raised again in the caller
             if type(exc).__module__.split(".")[0] not in ("builtins", "validations"):
-                exc = GxProjectError(f"{operation}: {type(exc).__name__}: {exc}")
+                exc = _failed(operation, f"{type(exc).__name__}: {exc}")
             reply = (False, exc)
-        try:
-            data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception as exc:  # noqa: BLE001 - an exception that does not pickle
-            data = pickle.dumps((False, GxProjectError(f"{operation}: {type(exc).__name__}: {exc}")))
-        replies.write(data)
-        replies.flush()
+        send(replies, reply, functools.partial(_failed, operation))
 
 
 def main() -> None:

@@ -124,19 +124,31 @@ def test_a_child_started_ahead_is_used_or_ended(
 
 def test_the_child_leaves_when_its_parent_does() -> None:
     """The child watches its stdin, which the parent holds open until the reply: closed (the
-    reply came, or the parent ended however it ended), the child leaves at once, busy or not."""
+    reply came, or the parent ended however it ended), the child leaves at once, busy or not.
+    Workers forked while it watches start (the site forks them for 2,000 cards or more): a
+    watch through ``sys.stdin`` made each wait for ever in ``multiprocessing``'s closing of it."""
+    import select
     import subprocess
     import time
 
-    busy = subprocess.Popen(
-        [sys.executable, "-c", ("import sys, time; from tasks.site_process import _end_with_parent; "
-                                "_end_with_parent(sys.stdin.buffer); print('watching', flush=True); "
-                                "time.sleep(120)")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=Path(__file__).resolve().parents[2],
-    )
+    code = ("import multiprocessing, sys, time; from tasks.site_process import _end_with_parent; "
+            "_end_with_parent(); print('watching', flush=True); time.sleep(0.5); "
+            "pool = multiprocessing.get_context('fork').Pool(2); "
+            "print(sum(pool.map(abs, range(-9, 1))), flush=True); pool.close(); pool.join(); time.sleep(120)")
+    busy = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            cwd=Path(__file__).resolve().parents[2], bufsize=0)   # unbuffered: select sees all
+
+    def line() -> bytes:
+        assert busy.stdout is not None
+        if not select.select([busy.stdout], [], [], 60)[0]:
+            busy.kill()
+            pytest.fail("no line within 60 s: the forked workers hang")
+        return busy.stdout.readline()
+
     with busy:
-        assert busy.stdout is not None and busy.stdin is not None
-        assert busy.stdout.readline() == b"watching\n"
+        assert busy.stdin is not None
+        assert line() == b"watching\n"
+        assert line() == b"45\n"   # the pool's workers started and answered
         started = time.monotonic()
         busy.stdin.close()
         assert busy.wait(timeout=30) == 0 and time.monotonic() - started < 10
