@@ -69,14 +69,11 @@ def apart(warehouse_url: str | None, federation: str | None) -> str | None:
     """The resolved warehouse URL when the site of ``federation`` (None: every federation) is to be
     generated in a child: at least :func:`own_process_from` listed players, and a warehouse another
     process can open (not SQLite in memory). None: in the calling process."""
-    from sqlalchemy.engine import make_url
-
     import warehouse
     from warehouse.site import site_sizes
 
     url = warehouse.db.resolve_url(warehouse_url)
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
+    if warehouse.db.in_memory(url):
         return None
     sizes = site_sizes(warehouse.get_engine(url))
     listed = sizes.get(federation, 0) if federation else sum(sizes.values())
@@ -134,8 +131,10 @@ def start(warehouse_url: str | None, federation: str | None) -> bool:
     """Start the child now, when the site will be generated apart, so that its imports (about 1 s)
     run beside what the caller does before the site (the night's publication). True if started."""
     global _started
-    if _started is not None and _started.process.poll() is None:
-        return True
+    if _started is not None:
+        if _started.process.poll() is None:
+            return True
+        _close_unused()   # it died meanwhile: its pipes go with it
     if apart(warehouse_url, federation) is None:
         return False
     try:

@@ -103,6 +103,18 @@ def _normalise(url: str) -> URL:
     return parsed
 
 
+def in_memory(url: str | URL) -> bool:
+    """Is ``url`` an SQLite database in memory (one process's alone: no file, no other process)?
+
+    >>> in_memory("sqlite://"), in_memory("sqlite:///:memory:"), in_memory("sqlite:///w.db")
+    (True, True, False)
+    >>> in_memory("postgresql+psycopg://u@h/db")
+    False
+    """
+    parsed = make_url(url)
+    return parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
+
+
 def _sqlite_setup(engine: Engine) -> None:
     """WAL, foreign keys, a busy timeout, and real BEGIN statements on SQLite.
 
@@ -309,7 +321,7 @@ def get_engine(url: str | None = None, *, migrate_schema: bool = True) -> Engine
     # A pooled connection the server dropped (a restart, an idle timeout) is replaced when it is
     # checked out, instead of failing the next statement of a process that outlived it.
     kwargs: dict[str, Any] = {} if parsed.get_backend_name() == "sqlite" else {"pool_pre_ping": True}
-    if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
+    if in_memory(parsed):
         # One shared connection, or every checkout would see a fresh empty database.
         kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
     try:

@@ -40,6 +40,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from warehouse.db import in_memory
 from warehouse.errors import WarehouseError
 
 __all__ = ["WarehouseBusyError", "checkpoint", "hold", "lock_key"]
@@ -124,7 +125,7 @@ def _acquire(engine: Engine, name: str, limit: float) -> Iterator[None]:
     if backend == "postgresql":
         with _pg_lock(engine, name, limit):
             yield
-    elif backend == "sqlite" and engine.url.database not in (None, "", ":memory:"):
+    elif backend == "sqlite" and not in_memory(engine.url):
         with _file_lock(Path(str(engine.url.database)), name, limit):
             yield
     else:
