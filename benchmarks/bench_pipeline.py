@@ -77,10 +77,10 @@ def main() -> None:
 
     import warehouse
     from flows.config import federation_config
+    from rating import rate
     from tasks.ingest import read_inbox
     from tasks.load import load_federation
     from tasks.publish import publish_federation
-    from tasks.rate import rate
     from tasks.validate import validate_batch
 
     tmp = Path(tempfile.mkdtemp(prefix="ratings-bench-"))

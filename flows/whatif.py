@@ -4,7 +4,7 @@ The question the EGF source article ends on: how much does one player's entry ra
 move everyone else? The flow reads the federation's history from the warehouse,
 changes it as asked (a player's entry rating or declared rank, a competition left
 out, a file added or replacing its competition), re-rates it with the same code as
-the nightly run (:func:`tasks.rate.rate`) and lists every player whose current
+the nightly run (:func:`rating.rate`) and lists every player whose current
 rating would change. It writes nothing to the warehouse. Its stages and helpers are
 in :mod:`tasks.whatif`.
 

@@ -9,7 +9,7 @@ from datetime import date
 import polars as pl
 
 import warehouse
-from tasks.rate import Rated
+from rating import Rated
 from tasks.runtime import create_markdown_artifact, get_run_logger, task
 
 

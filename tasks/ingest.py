@@ -11,7 +11,7 @@ import csv
 import hashlib
 import io
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import polars as pl
@@ -19,6 +19,7 @@ import polars as pl
 import formats
 import warehouse
 from formats._common import KNOWN_FEDERATIONS, decode
+from formats.batch import FILES_SCHEMA, FederationBatch
 from formats.identity import alias_map
 from formats.schema import (
     ALIASES_SCHEMA,
@@ -33,33 +34,20 @@ from formats.schema import (
 )
 from tasks.runtime import get_run_logger, task
 
+__all__ = [
+    "FILES_SCHEMA",
+    "SEED_SUFFIX",
+    "SUPERSEDED_SAME_NIGHT",
+    "FederationBatch",
+    "Ingested",
+    "inbox_units",
+    "ingest_inbox",
+    "keep_latest_versions",
+    "read_inbox",
+]
+
 #: Starting lists are imported with ``ratings seed``, never by the nightly run.
 SEED_SUFFIX = ".ratings.csv"
-
-FILES_SCHEMA: dict[str, pl.DataType] = {
-    "federation": pl.Utf8(),
-    "source": pl.Utf8(),
-    "source_sha256": pl.Utf8(),
-    "format": pl.Utf8(),
-    "n_findings": pl.Int64(),
-}
-
-
-@dataclass
-class FederationBatch:
-    """Everything new for one federation in tonight's inbox."""
-
-    federation: str
-    files: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=FILES_SCHEMA))
-    competitions: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=COMPETITIONS_SCHEMA))
-    players: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=PLAYERS_SCHEMA))
-    games: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=GAMES_SCHEMA))
-    byes: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=BYES_SCHEMA))
-    findings: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=FINDINGS_SCHEMA))
-    #: Competitions already in the warehouse to re-rate tonight although no file brought
-    #: them (the rating officer approved them since the last run).
-    rerate: list[str] = field(default_factory=list)
-
 
 @dataclass
 class Ingested:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import engine
 import warehouse
+from rating import Rated
 from tasks.ingest import FederationBatch
-from tasks.rate import Rated
 from tasks.runtime import get_run_logger, task
 
 

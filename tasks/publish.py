@@ -29,8 +29,8 @@ import engine
 import validations
 import warehouse
 from formats.schema import RATING_LIST_SCHEMA, conform, empty
+from rating import Rated, adjusted_at
 from tasks.ingest import FederationBatch
-from tasks.rate import Rated, adjusted_at
 from tasks.runtime import create_markdown_artifact, create_table_artifact, get_run_logger, task
 from validations.report import md_escape, sync_reports
 from warehouse.guard import checkpoint

@@ -3,7 +3,7 @@
 The flow reads the federation's history from the warehouse, changes it as asked (a
 player's entry rating or declared rank, a competition left out, a file added or
 replacing its competition), re-rates it with the same code as the nightly run
-(:func:`tasks.rate.rate`) and lists every player whose current rating would change.
+(:func:`rating.rate`) and lists every player whose current rating would change.
 Nothing here writes to the warehouse.
 """
 
@@ -20,8 +20,8 @@ import polars as pl
 
 import warehouse
 from formats.schema import RATINGS_SCHEMA, conform
+from rating import rate
 from tasks.ingest import FederationBatch, read_inbox
-from tasks.rate import rate
 from tasks.runtime import create_table_artifact, get_run_logger, task
 
 #: Columns of the answer, in order (DESIGN.md, CLI: ``ratings whatif``).

@@ -30,8 +30,8 @@ from formats.schema import (
     RATINGS_SCHEMA,
     conform,
 )
+from rating import rate
 from tasks.ingest import FederationBatch
-from tasks.rate import rate
 
 SEED = Path(__file__).with_name("data") / "sample.ratings.csv"
 AS_OF = "2026-02-01"

@@ -1,6 +1,6 @@
 """Editions as each federation publishes them (issue 10, DESIGN.md *Publication*).
 
-Runs the rating and publication steps without Prefect (``tasks.rate.rate``,
+Runs the rating and publication steps without Prefect (``rating.rate``,
 ``warehouse.load_batch``, ``tasks.publish.apply_editions``) on real files.
 """
 
@@ -23,9 +23,9 @@ import formats
 import warehouse
 from flows.config import federation_config
 from formats.schema import PLAYERS_SCHEMA, conform
+from rating import Stored, rate
 from tasks.ingest import FederationBatch
 from tasks.publish import apply_editions
-from tasks.rate import Stored, rate
 from tests.warehouse.conftest import batch_from_interchange
 
 

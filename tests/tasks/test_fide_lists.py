@@ -3,7 +3,7 @@
 Rules: ../shared/rules/RULES.md, "FIDE rapid and blitz lists" ("A player enters each
 list at his standard rating when he has one"; "On that date a one-off adjustment
 raised every rapid or blitz rating more than 100 below the player's standard rating
-to standard - 100"). Runs ``tasks.rate.rate`` on small interchange files written
+to standard - 100"). Runs ``rating.rate`` on small interchange files written
 here, through the warehouse's history, without Prefect.
 """
 
@@ -20,9 +20,9 @@ import warehouse
 from engine import fide_elo
 from flows.config import federation_config
 from formats.schema import PLAYERS_SCHEMA, conform
+from rating import Rated, StandardInForce, rate
 from tasks.ingest import FederationBatch
 from tasks.publish import apply_editions
-from tasks.rate import Rated, StandardInForce, rate
 from tests.warehouse.conftest import batch_from_interchange
 from warehouse.site import site_editions, site_entries, site_lines
 

@@ -2,7 +2,7 @@
 
 Hypothesis draws a small history (a seeded list, competitions on random dates, some
 corrected later) and a random arrival order of its competitions across nights. Each
-night runs what the nightly flow runs, without Prefect: ``tasks.rate.rate`` over the
+night runs what the nightly flow runs, without Prefect: ``rating.rate`` over the
 stored state, ``warehouse.load_batch`` with the run's rows, ``tasks.publish.apply_editions``.
 The result must equal one night that rates everything from the seed: the same
 ``rating_changes``, ``explanations`` and ``ratings`` rows, and every edition the
@@ -36,9 +36,9 @@ from formats.schema import (
     conform,
     empty,
 )
+from rating import Stored, history_to_rate, rate
 from tasks.ingest import FederationBatch
 from tasks.publish import _effective, apply_editions
-from tasks.rate import Stored, history_to_rate, rate
 from tests.conftest import postgres_database
 from warehouse.models import Explanation, Rating, RatingChange
 
