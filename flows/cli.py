@@ -788,6 +788,33 @@ def site(
     typer.echo(f"open {(result.out / 'index.html').resolve().as_uri()}")
 
 
+class CheckFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+@app.command()
+@_friendly
+def check(
+    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Result files to check.")],
+    federation: Annotated[str | None, typer.Option("--federation", help="Federation id: ajusc, fide, egf.")] = None,
+    format: Annotated[CheckFormat, typer.Option("--format", help="text or json.")] = CheckFormat.text,
+    warehouse_url: WarehouseOpt = None,
+) -> None:
+    """Print the organiser's report for each file as the next night would judge it. Writes nothing."""
+    from flows.check import check as check_flow
+    from flows.check import check_readable, print_reports
+    from flows.config import federation_config
+    from flows.orchestration import run_flow
+
+    if federation is not None:
+        federation_config(federation)
+    check_readable([str(f) for f in files])
+    with _url_in_environment(warehouse_url):   # the URL is never a flow parameter
+        reports = run_flow(check_flow, paths=[str(f) for f in files], federation=federation, warehouse_url=None)
+    print_reports(reports, format.value)
+
+
 @app.command()
 @_friendly
 def report(

@@ -36,10 +36,10 @@ def test_stages_do_not_import_flows_or_tasks() -> None:
 #: the crash checkpoints), which the flows take around and between their tasks.
 FLOW_ALLOWED = {"warehouse.guard"}
 #: The flow modules: they orchestrate tasks and import no stage (issue 13).
-FLOW_MODULES = ("nightly.py", "backfill.py", "whatif.py", "orchestration.py", "seed.py", "decide.py", "site.py",
+FLOW_MODULES = ("nightly.py", "backfill.py", "whatif.py", "check.py", "orchestration.py", "seed.py", "decide.py", "site.py",
                 "lookup.py", "deployments.py")
 #: Every CLI command (its function's name in flows/cli.py): each runs a flow, never a stage (issue 13).
-CLI_COMMANDS = ("run", "seed", "backfill", "whatif", "list_", "report", "approve", "decline", "site")
+CLI_COMMANDS = ("run", "seed", "backfill", "whatif", "check", "list_", "report", "approve", "decline", "site")
 #: The one helper of flows/cli.py that may open the warehouse: commands call it to migrate (or
 #: refuse, in one line) before their flow starts, as ``run`` always did; it reads nothing.
 CLI_OPENS_WAREHOUSE = {"_engine"}

@@ -1,0 +1,99 @@
+"""``ratings check`` on real files gives the outcome the next night then records, and writes nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from tests.conftest import shared_path
+from tests.reliability.cli import ratings
+
+RESULTS = ("data", "fide", "published_periods", "results")
+
+
+def _real_results() -> list[Path]:
+    folder = Path(__file__).resolve().parents[2].parent / "shared" / Path(*RESULTS)
+    return sorted(folder.glob("*.csv")) if folder.is_dir() else []
+
+
+#: Real result folders: (federation, folder under ../shared, its seeded list or None).
+REAL = [
+    ("fide", RESULTS, "seed.ratings.csv"),
+    ("ajusc", ("data", "ajusc", "barruf_2025_26", "results"), None),
+]
+
+
+@pytest.mark.parametrize(("federation", "parts", "seed"), REAL, ids=[r[0] for r in REAL])
+def test_check_predicts_the_night(tmp_path: Path, federation: str, parts: tuple[str, ...], seed: str | None) -> None:
+    """One warehouse, every real result file of the folder checked in one command, then one night."""
+    folder = shared_path(*parts)
+    files = sorted(folder.glob("*.csv"))
+    assert files
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    if seed:
+        seeded = ratings(tmp_path, "seed", "--federation", federation, str(folder.parent / seed), "--warehouse", url)
+        assert seeded.returncode == 0, seeded.stderr
+    before = (tmp_path / "w.db").read_bytes() if seed else None
+
+    checked = ratings(tmp_path, "check", *map(str, files), "--federation", federation, "--format", "json",
+                      "--warehouse", url)
+    assert checked.returncode == 0, checked.stderr
+    predicted = {r["competition_id"]: r["status"] for r in json.loads(checked.stdout)}
+    assert len(predicted) == len(files)
+    assert ((tmp_path / "w.db").read_bytes() if seed else None) == before   # nothing written, nothing created
+    assert seed or not (tmp_path / "w.db").exists()
+    assert not (tmp_path / "reports").exists()
+
+    inbox = tmp_path / "inbox" / federation
+    inbox.mkdir(parents=True)
+    for path in files:
+        shutil.copy(path, inbox / path.name)
+    night = ratings(tmp_path, "run", "--inbox", str(tmp_path / "inbox"), "--federation", federation, "--no-site",
+                    "--warehouse", url)
+    assert night.returncode in (0, 1), night.stderr
+    with sa.create_engine(url).connect() as connection:
+        rows = connection.execute(sa.text(
+            "SELECT competition_id, status FROM competitions WHERE federation = :f AND status != 'superseded'"
+        ), {"f": federation}).all()
+    recorded = {competition: status for competition, status in rows}
+    assert len(recorded) == len(files)
+    assert {c: predicted[c] for c in recorded} == recorded
+
+
+def test_check_missing_warehouse_creates_nothing(tmp_path: Path) -> None:
+    """A warehouse that does not exist yet is read as an empty one; no file appears."""
+    files = _real_results()[:2]
+    if not files:
+        shared_path(*RESULTS)
+    url = f"sqlite:///{tmp_path / 'absent.db'}"
+    checked = ratings(tmp_path, "check", *map(str, files), "--federation", "fide", "--warehouse", url)
+    assert checked.returncode == 0, checked.stderr
+    assert "Validation report" in checked.stdout
+    assert not (tmp_path / "absent.db").exists()
+
+
+def test_check_missing_file_is_one_line(tmp_path: Path) -> None:
+    """A file that is not there: one line naming it, exit code 1, no traceback."""
+    checked = ratings(tmp_path, "check", str(tmp_path / "nope.csv"), "--warehouse", f"sqlite:///{tmp_path / 'w.db'}")
+    assert checked.returncode == 1
+    assert "nope.csv" in checked.stderr and "Traceback" not in checked.stderr
+    assert len(checked.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "w.db").exists()
+
+
+def test_check_escapes_a_hostile_file_name(tmp_path: Path) -> None:
+    """A file name with a terminal escape and markup is printed escaped, never raw."""
+    files = _real_results()[:1]
+    if not files:
+        shared_path(*RESULTS)
+    hostile = tmp_path / "x\x1b[31m<b>.results.csv"
+    shutil.copy(files[0], hostile)
+    checked = ratings(tmp_path, "check", str(hostile), "--federation", "fide",
+                      "--warehouse", f"sqlite:///{tmp_path / 'w.db'}")
+    assert checked.returncode == 0, checked.stderr
+    assert "\x1b" not in checked.stdout
+    assert "Validation report" in checked.stdout
