@@ -8,11 +8,13 @@ read as a ``RATINGS_SCHEMA`` frame: ``player_id`` the PIN, ``rating`` the GoR,
 ``as_of`` the list's date printed in its header (``(22 Feb 2018)``),
 ``last_played`` the date of the last tournament, decoded from its EGD code
 (``T040529C`` -> ``2004-05-29``), ``games`` null (the list counts tournaments,
-``NT``, not games), and the grade in the players frame (``declared_rank``).
+``NT``, not games), and the grade in the players frame (``declared_rank``). The page's
+text is HTML: tags are dropped and entities (``&amp;``, ``&lt;``) read as the characters.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import date
 from typing import Any
@@ -95,7 +97,7 @@ def from_egd_list(data: bytes, name: str, *, federation: str | None = None) -> R
             in_pre = True
         if "</pre>" in low:
             in_pre = False
-        m = _ROW.match(re.sub(r"<[^>]+>", "", ln))
+        m = _ROW.match(html.unescape(re.sub(r"<[^>]+>", "", ln)))
         if m is None:
             if in_pre and re.match(r"^\s*\d{5,9}\s", ln):
                 f.add(

@@ -1,0 +1,285 @@
+"""A published rating list in the federations' own download formats.
+
+- ``fide-txt``: FIDE's fixed-width TXT list (``standard_rating_list.txt``), the rating
+  column labelled with the list's month (``JAN26``); read by :func:`formats.fide_lists.from_fide_txt`.
+- ``fide-xml``: FIDE's XML list (``<playerslist><player>…``); read by
+  :func:`formats.fide_lists.from_fide_xml` (the date comes from the file's name:
+  :func:`export_file_name` puts it there).
+- ``egd``: the EGD's ``allworld_lp`` page (a ``<pre>`` table: PIN, name, country,
+  club, grade, P&D, GoR, NT, last appearance); read by :func:`formats.ratinglists.from_egd_list`.
+- ``xlsx``: a spreadsheet, one sheet, the columns of ``ratings list --format csv``
+  (ratings as numbers, ids and names as text); read back by :func:`read_xlsx`.
+
+Every writer takes the export-ready rows of an edition (``player_id``, ``name``,
+``rating``, ``games``, ``status``, …; whole ratings where the federation publishes
+them) and returns the file's bytes, the same bytes for the same edition (the site
+and ``ratings list`` write identical files). Names are written as they are, except
+control characters, which no list format can carry and which are written escaped
+(``\\x07``). The EGD list needs a country, a club and a grade that the warehouse
+may not know: unknown ones are written as the EGD does (``XX``, ``xxx``), and the
+grade is the one of the GoR (2100 is 1d, 100 points a grade). ``NT`` (the number
+of tournaments) is not kept: it is written ``0``. A player without an EGD PIN
+(an id of 5 to 9 digits) has no line in the EGD's list: :func:`egd_left_out` counts them.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+import re
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+import polars as pl
+
+from formats.fide_lists import MONTHS
+
+__all__ = [
+    "BINARY_FORMATS", "EXPORT_FORMATS", "ListExportError", "ListHeader", "egd_left_out", "escape_controls",
+    "export_file_name",
+    "export_list", "gor_grade", "read_xlsx",
+]
+
+#: The formats :func:`export_list` writes, and the file name extension of each.
+EXPORT_FORMATS: dict[str, str] = {"fide-txt": "txt", "fide-xml": "xml", "egd": "html", "xlsx": "xlsx"}
+#: Formats that are not text (never written to a terminal).
+BINARY_FORMATS = frozenset({"xlsx"})
+
+_PIN = re.compile(r"\d{5,9}")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+#: FIDE's TXT columns after the name: (label, width); the rating column's label is the month.
+_TXT_TAIL = (("Fed", 4), ("Sex", 4), ("Tit", 5), ("WTit", 5), ("OTit", 15), ("FOA", 4), (None, 6), ("Gms", 4),
+             ("K", 4), ("B-day", 6), ("Flag", 4))
+
+
+class ListExportError(ValueError):
+    """An edition cannot be written in the format asked for (one line: which player, which field)."""
+
+
+@dataclass(frozen=True)
+class ListHeader:
+    """Which edition the rows are: the file's date, title and name come from it."""
+
+    federation: str
+    edition: int
+    as_of: date
+    list_name: str | None = None
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every control character (and lone surrogate) written as its escape.
+
+    Examples
+    --------
+    >>> escape_controls("Anna\\x07 <b>&"), escape_controls("Müller\\u0085")
+    ('Anna\\\\x07 <b>&', 'Müller\\\\x85')
+    """
+    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
+def gor_grade(gor: float | None) -> str:
+    """The EGF grade of a GoR: 2100 is 1d, each 100 points a grade (at most 9d, at least 30k).
+
+    Examples
+    --------
+    >>> gor_grade(2072), gor_grade(2349), gor_grade(1484), gor_grade(-900), gor_grade(None)
+    ('1d', '3d', '6k', '30k', '30k')
+    """
+    if gor is None or math.isnan(gor):
+        return "30k"
+    steps = math.floor((gor + 50) / 100) - 20   # 1 = 1d (2050..2149), 0 = 1k (1950..2049)
+    return f"{min(steps, 9)}d" if steps >= 1 else f"{min(1 - steps, 30)}k"
+
+
+def export_file_name(header: ListHeader, fmt: str) -> str:
+    """The download's file name: federation, list, edition and date (FIDE's readers find the date there).
+
+    Examples
+    --------
+    >>> export_file_name(ListHeader("fide", 3, date(2026, 1, 1), "rapid"), "fide-xml")
+    'fide-rapid-edition-3-2026-01-01.xml'
+    """
+    parts = [header.federation, *([header.list_name] if header.list_name else []), f"edition-{header.edition}",
+             header.as_of.isoformat()]
+    return "-".join(re.sub(r"[^A-Za-z0-9_-]", "_", p) for p in parts) + "." + EXPORT_FORMATS[fmt]
+
+
+def export_list(rows: pl.DataFrame, fmt: str, header: ListHeader, players: pl.DataFrame | None = None) -> bytes:
+    """The edition's ``rows`` as a file in ``fmt`` (:data:`EXPORT_FORMATS`).
+
+    ``players`` (``player_id``, ``country``, ``club``), where known, fills the EGD list's
+    country and club.
+
+    Raises
+    ------
+    ListExportError
+        When a format cannot carry a row (a player without an id) or ``fmt`` is unknown.
+    """
+    if fmt not in EXPORT_FORMATS:
+        raise ListExportError(f"unknown list format {fmt!r}: one of {', '.join(EXPORT_FORMATS)}")
+    records = rows.to_dicts()
+    for i, r in enumerate(records, start=1):
+        pid = r.get("player_id")
+        if pid is None or not str(pid).strip() or re.search(r"\s", str(pid)):
+            raise ListExportError(f"{header.federation} edition {header.edition}, row {i}, field 'player_id': "
+                                  f"{escape_controls(str(pid))!r} cannot be written as an id (empty or with spaces)")
+    if fmt == "fide-txt":
+        return _fide_txt(records, header)
+    if fmt == "fide-xml":
+        return _fide_xml(records)
+    if fmt == "egd":
+        known = {} if players is None else {str(p["player_id"]): p for p in players.to_dicts()}
+        return _egd(records, header, known)
+    return _xlsx(rows, header)
+
+
+def egd_left_out(rows: pl.DataFrame) -> int:
+    """How many of ``rows`` the EGD list leaves out: players without an EGD PIN (5 to 9 digits).
+
+    Examples
+    --------
+    >>> egd_left_out(pl.DataFrame({"player_id": ["13633719", "name:jose-munoz"]}))
+    1
+    """
+    return sum(not _PIN.fullmatch(str(p).strip()) for p in rows.get_column("player_id").to_list())
+
+
+def _whole(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    number = float(value)
+    return str(int(math.copysign(math.floor(abs(number) + 0.5), number)))
+
+
+def _text(value: Any) -> str:
+    return escape_controls(str(value)).strip() if value is not None else ""
+
+
+def _fide_txt(records: list[dict[str, Any]], header: ListHeader) -> bytes:
+    month = f"{MONTHS[header.as_of.month - 1]}{header.as_of.year % 100:02d}"
+    ids = [_text(r["player_id"]) for r in records]
+    names = [_text(r.get("name")) for r in records]
+    widths = [max([15, *(len(x) + 1 for x in ids)]), max([61, *(len(x) + 1 for x in names)])]
+    labels = ["ID Number", "Name"] + [label or month for label, _ in _TXT_TAIL]
+    widths += [w for _, w in _TXT_TAIL]
+    lines = ["".join(label.ljust(w) for label, w in zip(labels, widths, strict=True)).rstrip()]
+    for pid, name, r in zip(ids, names, records, strict=True):
+        tail = {"Gms": _whole(r.get("games")), month: _whole(r.get("rating")),
+                "Flag": "i" if r.get("status") == "inactive" else ""}
+        cells = [pid, name] + [tail.get(label, "") for label in labels[2:]]
+        lines.append("".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip())
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _fide_xml(records: list[dict[str, Any]]) -> bytes:
+    out = ['<?xml version="1.0" encoding="UTF-8"?>', "<playerslist>"]
+    for r in records:
+        fields = {"fideid": _text(r["player_id"]), "name": escape_controls(str(r.get("name") or "")),
+                  "country": "", "sex": "", "title": "", "w_title": "", "o_title": "", "foa_title": "",
+                  "rating": _whole(r.get("rating")), "games": _whole(r.get("games")), "k": "", "birthday": "",
+                  "flag": "i" if r.get("status") == "inactive" else ""}
+        # The name keeps its spaces: &#32; would be the same; CR and tabs are written as references.
+        body = "".join(f"<{k}>{_xml(v)}</{k}>" if v else f"<{k}/>" for k, v in fields.items())
+        out.append(f"<player>{body}</player>")
+    out.append("</playerslist>")
+    return ("\n".join(out) + "\n").encode("utf-8")
+
+
+def _xml(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def _egd(records: list[dict[str, Any]], header: ListHeader, players: Mapping[str, Mapping[str, Any]]) -> bytes:
+    day = f"{header.as_of.day} {MONTHS[header.as_of.month - 1].title()} {header.as_of.year}"
+    title = f"List of {header.federation.upper()} Players"
+    rows = []
+    for r in records:
+        pid = _text(r["player_id"])
+        if not _PIN.fullmatch(pid):
+            continue   # not an EGD PIN: the EGD's list has no line for the player (egd_left_out)
+        known = players.get(str(r["player_id"]), {})
+        name = _text(r.get("name")) or "?"
+        country = str(known.get("country") or "").upper()
+        country = country if re.fullmatch(r"[A-Z]{2}", country) else "XX"
+        club = re.sub(r"\s+", "_", _text(known.get("club"))) or "xxx"
+        gor = _whole(r.get("rating")) or "0"
+        grade = gor_grade(float(gor))
+        rows.append(html.escape(f" {pid:>8}  {name:<36}  {country}  {club:<7} {grade:>4}   --  {gor:>5} "
+                                f"{0:>5}  -", quote=False))
+    page = [
+        '<!DOCTYPE html>', '<html lang="en">', '<head><meta charset="utf-8">', f"<title> {html.escape(title)} </title>",
+        "</head>", "<body>", "<center>", f"<h1>{html.escape(title)}</h1>", "<hr>", f"({day})", "<hr>", "</center>",
+        "", "<pre>", "<b>", "                                                                                    Last",
+        "   PIN          Name                              Club     Grade P&amp;D    GoR    NT appearance", "</b>",
+        *rows, "</pre>", "</body>", "</html>",
+    ]
+    return ("\n".join(page) + "\n").encode("utf-8")
+
+
+def _xlsx(rows: pl.DataFrame, header: ListHeader) -> bytes:
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = re.sub(r"[^A-Za-z0-9 _-]", "_", f"{header.federation} {header.list_name or ''}".strip())[:31]
+    sheet.append(list(rows.columns))
+    for record in rows.iter_rows():
+        sheet.append([_cell(v) for v in record])
+    for cells in sheet.iter_rows(min_row=2):
+        for cell in cells:
+            if isinstance(cell.value, str):
+                cell.data_type = "s"   # text stays text: never a formula ("=...") nor an error code
+    stamp = datetime(header.as_of.year, header.as_of.month, header.as_of.day)
+    book.properties.creator = "Federation Ratings"
+    book.properties.created = stamp
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return _fixed_zip(buffer.getvalue(), stamp)
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, str):
+        return escape_controls(value)
+    if isinstance(value, date | datetime):
+        return value.isoformat()
+    return value
+
+
+def _fixed_zip(data: bytes, stamp: datetime) -> bytes:
+    """The same workbook with every member dated ``stamp`` (the save time otherwise)."""
+    out = io.BytesIO()
+    when = stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            body = src.read(info.filename)
+            if info.filename == "docProps/core.xml":
+                body = re.sub(rb"(<dcterms:modified[^>]*>)[^<]*", rb"\g<1>" + when.encode(), body)
+            dst.writestr(zipfile.ZipInfo(info.filename, date_time=stamp.timetuple()[:6]), body,
+                         compress_type=zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
+def read_xlsx(data: bytes) -> pl.DataFrame:
+    """The rows of a spreadsheet :func:`export_list` wrote (its first sheet; the first row names the columns).
+
+    Examples
+    --------
+    >>> rows = pl.DataFrame({"player_id": ["007"], "name": ["=1+1"], "rating": [1510]})
+    >>> read_xlsx(export_list(rows, "xlsx", ListHeader("ajusc", 1, date(2025, 9, 1)))).row(0)
+    ('007', '=1+1', 1510)
+    """
+    from openpyxl import load_workbook
+
+    book = load_workbook(io.BytesIO(data), read_only=True, data_only=False)
+    sheet = book.worksheets[0]
+    values = [list(r) for r in sheet.iter_rows(values_only=True)]
+    book.close()
+    if not values:
+        return pl.DataFrame()
+    columns = [str(c) for c in values[0]]
+    return pl.DataFrame([dict(zip(columns, r, strict=False)) for r in values[1:]], schema=columns,
+                        infer_schema_length=None) if len(values) > 1 else pl.DataFrame(schema=columns)
