@@ -67,7 +67,7 @@ class _Commands(TyperGroup):
             if arg == "--config":
                 chosen = next(items, None)
                 if chosen is None:
-                    _fail("--config expects a file name")
+                    _fail("--config expects a file name", code=64)
             elif arg.startswith("--config="):
                 chosen = arg.split("=", 1)[1]
             else:
@@ -121,7 +121,7 @@ def _root(
                      help="The installation's federations.toml: its tables override the packaged ones key by key."),
     ] = None,
     show_version: Annotated[
-        bool, typer.Option("--version", help="Print the version and exit.", callback=_version_callback, is_eager=True)
+        bool, typer.Option("--version", metavar="", help="Print the version and exit.", callback=_version_callback, is_eager=True)
     ] = False,
 ) -> None:
     """Federation Ratings: result files in, official rating lists out.
@@ -212,7 +212,7 @@ def _parse_date(value: str | None, option: str) -> date | None:
     try:
         return date.fromisoformat(value)
     except ValueError:
-        _fail(f"{option} expects an ISO date (YYYY-MM-DD), not {value!r}")
+        _fail(f"{option} expects an ISO date (YYYY-MM-DD), not {value!r}", code=64)
     return None
 
 
@@ -285,6 +285,15 @@ def _engine(url: str | None):  # type: ignore[no-untyped-def]
     import warehouse
 
     return warehouse.get_engine(url)
+
+
+def _read_engine(url: str | None):  # type: ignore[no-untyped-def]
+    """The engine of a read-only command: an SQLite warehouse that is not there is an error,
+    never a new empty database (``warehouse.existing``)."""
+    from warehouse.existing import require_existing
+
+    require_existing(url)
+    return _engine(url)
 
 
 #: The stages a user sees, by the Prefect task that does each (flows/nightly.py, backfill.py, whatif.py).
@@ -503,6 +512,11 @@ def _print_summary(summary) -> None:  # type: ignore[no-untyped-def]
             files.add_row(name, text)
         console.print(files)
     for fed, pub in sorted(summary.published.items()):
+        if fed == "unknown":   # the files of no federation: reported above, no list of theirs
+            continue
+        if pub.edition is None and not pub.players_listed:
+            console.print(f"{fed}: list unchanged (no new edition tonight)")   # the list in force still stands
+            continue
         edition = f"edition {pub.edition}" if pub.edition is not None else "list unchanged"
         added = getattr(pub, "players_new", 0)
         console.print(
@@ -613,8 +627,8 @@ def whatif(
     excluded = list(exclude or [])
     added = [str(p) for p in add or []]
     if not (ratings or ranks or excluded or added):
-        _fail("whatif needs a change: --set-rating, --set-rank, --exclude or --add")
-    _engine(warehouse_url)
+        _fail("whatif needs a change: --set-rating, --set-rank, --exclude or --add", code=64)
+    _read_engine(warehouse_url)
     # Refuse an unknown player, competition or file here, in one line, before the flow starts.
     check_whatif(warehouse_url, federation, set_rating=ratings, set_rank=ranks, exclude=excluded, add=added)
     from flows.orchestration import run_flow
@@ -637,10 +651,21 @@ def whatif(
     for competition, status in sorted(result.added.items()):
         console.print(f"added {competition}: {status}")
     table = Table(*frame.columns, title=f"{federation}: {frame.height} player(s) would change")
-    for row in frame.iter_rows():
-        table.add_row(*["" if v is None else (f"{v:+.2f}" if k == "delta" else f"{v:.2f}" if isinstance(v, float) else str(v))
-                        for k, v in zip(frame.columns, row)])
+    for row in frame.iter_rows(named=True):
+        table.add_row(*[_whatif_cell(row, k) for k in frame.columns])
     console.print(table)
+
+
+def _whatif_cell(row: dict[str, Any], key: str) -> str:
+    """One cell of the what-if table, ratings whole as ``ratings list`` prints them; the change
+    is the difference of the two whole figures, so that the columns add up as read."""
+    value = row[key]
+    if value is None:
+        return ""
+    if key == "delta" and row.get("rating_now") is not None and row.get("rating_whatif") is not None:
+        now, then = (float(f"{row[k]:.0f}") for k in ("rating_now", "rating_whatif"))
+        return f"{then - now:+.0f}"
+    return f"{value:.0f}" if isinstance(value, float) else str(value)
 
 
 @app.command("list")
@@ -658,14 +683,14 @@ def list_(
 
     config = federation_config(federation)
     if edition is not None and as_of is not None:
-        _fail("give --edition or --as-of, not both")
+        _fail("give --edition or --as-of, not both", code=64)
     lists = [str(x) for x in config.get("lists") or []]
     if list_name is not None and lists and list_name not in lists:
         _fail(f"--list: {federation} publishes {', '.join(lists)}, not {list_name!r}")
     if list_name is None and len(lists) > 1:
         list_name = lists[0]   # a federation with several lists: its first by default
-    _engine(warehouse_url)  # migrate (or refuse) before the flow starts
     day = _parse_date(as_of, "--as-of")
+    _read_engine(warehouse_url)  # migrate (or refuse) before the flow starts
     from flows.lookup import rating_list
 
     found = _quiet_flow(rating_list, warehouse_url, federation=federation, list_name=list_name, edition=edition,
@@ -774,7 +799,7 @@ def site(
 
     if federation is not None:
         federation_config(federation)
-    _engine(warehouse_url)  # migrate (or refuse) before the flow starts
+    _read_engine(warehouse_url)  # migrate (or refuse) before the flow starts
     from flows.site import site as site_flow
 
     result = _quiet_flow(site_flow, warehouse_url, out=str(out), federation=federation,
@@ -826,7 +851,7 @@ def report(
     """Print the organiser's report for one competition."""
     if format not in ("markdown", "html"):
         _fail(f"--format expects markdown or html, not {format!r}")
-    _engine(warehouse_url)  # migrate (or refuse) before the flow starts
+    _read_engine(warehouse_url)  # migrate (or refuse) before the flow starts
     from flows.lookup import organiser_report
 
     rendered = _quiet_flow(organiser_report, warehouse_url, competition_id=competition_id, federation=federation,
@@ -884,10 +909,22 @@ def _leave(code: int | str | None) -> NoReturn:
 
 
 def _main() -> None:
+    from typer._click import exceptions as click
+
     from flows import errors
 
     try:
-        app()
+        code = app(standalone_mode=False)
+    except click.UsageError as error:   # a missing or unknown option, a bad value: one line, 64
+        where = error.ctx.command_path if error.ctx is not None else "ratings"
+        typer.echo(f"{where}: {error.format_message()} (see '{where} --help')", err=True)
+        sys.exit(errors.EXIT_USAGE)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except typer.Abort:
+        typer.echo("ratings: aborted", err=True)
+        sys.exit(errors.EXIT_USER)
     except ValueError as error:   # the project's domain errors subclass ValueError
         typer.echo(f"ratings: {errors.mask_secrets(str(error)).splitlines()[0]}", err=True)
         sys.exit(errors.EXIT_USER)
@@ -901,6 +938,7 @@ def _main() -> None:
             where = f"and the log could not be written: {log_error}"
         typer.echo(f"ratings: internal error ({errors.one_line(error)}); {where}", err=True)
         sys.exit(errors.EXIT_INTERNAL)
+    sys.exit(code if isinstance(code, int) else errors.EXIT_OK)
 
 
 if __name__ == "__main__":

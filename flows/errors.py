@@ -24,6 +24,9 @@ EXIT_USER = 1
 EXIT_INTERNAL = 2
 #: Another run holds the federation's warehouse lock (a nightly, a backfill): try again later.
 EXIT_BUSY = 3
+#: A usage error: a missing or unknown option, or a bad value given on the command line
+#: (the ``EX_USAGE`` of ``sysexits.h``). The line says which option, and where to read help.
+EXIT_USAGE = 64
 
 _PASSWORD_IN_URL = re.compile(r"(?P<head>[a-z][a-z0-9+.\-]*://[^:/@\s]*:)(?P<pw>[^@\s]*)(?P<tail>@)", re.IGNORECASE)
 

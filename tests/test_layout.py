@@ -42,7 +42,7 @@ FLOW_MODULES = ("nightly.py", "backfill.py", "whatif.py", "check.py", "orchestra
 CLI_COMMANDS = ("run", "seed", "backfill", "whatif", "check", "list_", "report", "approve", "decline", "site")
 #: The one helper of flows/cli.py that may open the warehouse: commands call it to migrate (or
 #: refuse, in one line) before their flow starts, as ``run`` always did; it reads nothing.
-CLI_OPENS_WAREHOUSE = {"_engine"}
+CLI_OPENS_WAREHOUSE = {"_engine", "_read_engine"}   # _read_engine: _engine once the file is found
 
 
 def _imported_modules(tree: ast.AST) -> set[str]:

@@ -326,10 +326,20 @@ def _rating(value: Any) -> str:
 
 def _change_rows(changes: pl.DataFrame) -> list[dict[str, str]]:
     rows = []
-    # By player (no id first), in the engine's order within a player: sorted in Python,
-    # a polars sort per report costs more than the whole rendering on a loaded machine.
-    ordered = sorted(_changes_with_names(changes, None).to_dicts(),
-                     key=lambda r: (r.get("player_id") is not None, r.get("player_id") or ""))
+    # As the federation's lists and the site order players: by the rating before, highest
+    # first (a player's first row in the engine's order), then by id; no id first; the engine's
+    # order within a player. Sorted in Python: a polars sort per report costs more than the
+    # whole rendering on a loaded machine.
+    dicts = _changes_with_names(changes, None).to_dicts()
+    first_before: dict[str, float] = {}
+    for r in dicts:
+        if r.get("player_id") is not None and r.get("rating_before") is not None:
+            first_before.setdefault(str(r["player_id"]), float(r["rating_before"]))
+    ordered = sorted(dicts, key=lambda r: (
+        r.get("player_id") is not None,
+        -first_before.get(str(r.get("player_id")), float("-inf")),
+        str(r.get("player_id") or ""),
+    ))
     for r in ordered:
         rows.append({
             "player_id": r.get("player_id") or "",

@@ -49,12 +49,12 @@ def test_run_then_list_and_report(sample_inbox: Path, sqlite_url: str, tmp_path:
         (("list", "--federation", "ajusc", "--as-of", "yesterday"), "--as-of expects an ISO date"),
         (("run", "--inbox", "/definitely/not/here"), "does not exist"),
         (("seed", "--federation", "ajusc", "/definitely/not/here.ratings.csv"), "no such file"),
-        (("report", "NO-SUCH-COMPETITION"), "no competition 'NO-SUCH-COMPETITION'"),
+        (("report", "NO-SUCH-COMPETITION"), "does not exist"),   # an empty warehouse is not created to search it
     ],
 )
 def test_user_mistakes_get_one_line_and_exit_code_1(args: tuple[str, ...], message: str, sqlite_url: str) -> None:
     result = runner.invoke(app, [*args, "--warehouse", sqlite_url] if args[0] != "run" else [*args])
-    assert result.exit_code == 1
+    assert result.exit_code == (64 if "ISO date" in message else 1)   # a bad value on the command line: usage
     assert message in result.output
     assert "Traceback" not in result.output
 
@@ -92,4 +92,22 @@ def test_list_by_edition_date_and_as_html(sqlite_url: str) -> None:
     missing = invoke("list", "--federation", "ajusc", "--edition", "999", "--warehouse", sqlite_url)
     assert missing.exit_code == 1 and "no list published for ajusc edition 999" in missing.output
     both = invoke("list", "--federation", "ajusc", "--edition", "191", "--as-of", "2025-11-07", "--warehouse", sqlite_url)
-    assert both.exit_code == 1 and "not both" in both.output
+    assert both.exit_code == 64 and "not both" in both.output
+
+
+def test_the_summary_gives_no_list_line_for_unknown_and_no_zero_count_for_an_unchanged_list(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from types import SimpleNamespace
+
+    from flows.cli import _print_summary
+
+    unchanged = SimpleNamespace(edition=None, players_listed=0, players_changed=0, players_new=0)
+    summary = SimpleNamespace(
+        as_of="2026-02-01", files_seen=2, files_skipped=[], competitions={}, file_outcomes={},
+        published={"ajusc": unchanged, "unknown": unchanged}, report_paths=[],
+    )
+    _print_summary(summary)
+    out = capsys.readouterr().out
+    assert "ajusc: list unchanged" in out and "0 player(s) listed" not in out, out
+    assert "unknown:" not in out, out

@@ -119,5 +119,5 @@ def test_ratings_run_takes_the_option_and_refuses_a_negative_one(tmp_path: Path)
     for fed in FILES:
         assert f"{fed}: " in done.stdout, done.stdout
     refused = ratings(tmp_path, *args, RATINGS_ORCHESTRATOR="local", RATINGS_DASK_WORKERS="-1")
-    assert refused.returncode == 2 and "Traceback" not in refused.stdout + refused.stderr
+    assert refused.returncode == 64 and "Traceback" not in refused.stdout + refused.stderr
     assert "--dask-workers" in refused.stderr, refused.stderr[-2000:]

@@ -138,6 +138,9 @@ def test_a_temporary_prefect_server_writes_to_a_log_not_the_terminal(tmp_path: P
     stopped (``flows.orchestration.temporary_server_output_to_log``; a CI run once printed the
     server's traceback of a cancelled rollback after the command's line)."""
     url = f"sqlite:///{tmp_path / 'w.db'}"
+    (tmp_path / "empty").mkdir()   # a warehouse with nothing published (a read-only command makes none)
+    made = ratings(tmp_path, "run", "--inbox", "empty", "--warehouse", url, "--no-site")
+    assert made.returncode == 0, made.stderr[-3000:]
     done = ratings(tmp_path, "list", "--federation", "ajusc", "--warehouse", url,
                    RATINGS_ORCHESTRATOR="prefect", PREFECT_SERVER_LOGGING_LEVEL="DEBUG")
     assert done.returncode == 1, done.stderr[-3000:]

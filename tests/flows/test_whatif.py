@@ -185,7 +185,7 @@ def test_set_rank_sets_an_egf_newcomers_start() -> None:
 )
 def test_mistakes_are_one_line(rated: str, args: tuple[str, ...], message: str, tmp_path: Path) -> None:
     result = runner.invoke(app, ["whatif", "--federation", "ajusc", "--warehouse", rated, *args])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == (64 if not args else 1), result.output   # asking for no change is a usage error
     assert message in result.output and len(result.output.strip().splitlines()) == 1, result.output
     assert "Traceback" not in result.output
 
@@ -205,3 +205,15 @@ def test_docstring_examples(name: str) -> None:
 
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0, f"{result.failed} docstring example(s) of {name} failed"
+
+
+def test_the_table_prints_whole_ratings_as_the_lists_do(rated: str) -> None:
+    import re
+
+    result = runner.invoke(app, ["whatif", "--federation", "ajusc", "--warehouse", rated, "--set-rating", "1004=1290.4"])
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if " 1004 " in line)
+    cells = [c.strip() for c in row.strip("│| ").split("│")]
+    assert not re.search(r"\d\.\d", row), row
+    now, then, delta = (c for c in cells[1:] if re.fullmatch(r"[+-]?\d+", c))
+    assert int(then) - int(now) == int(delta), row   # the change is the difference of the whole figures

@@ -39,3 +39,45 @@ def test_user_errors_exit_1_without_traceback(tmp_path: Path) -> None:
 
 def test_secrets_are_masked_in_messages() -> None:
     assert errors.mask_secrets("x postgresql+psycopg://u:hunter2@h/db y") == "x postgresql+psycopg://u:***@h/db y"
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (("list",), "--federation"),                                   # a missing option
+        (("no-such-command",), "no-such-command"),                     # an unknown command
+        (("site", "--out", "s", "--workers", "0"), "--workers"),       # a value out of range
+        (("list", "--federation", "ajusc", "--as-of", "03/04/2026"), "--as-of"),  # a bad date
+        (("run", "--config"), "--config"),                             # an option without its value
+        (("whatif", "--federation", "ajusc"), "--exclude"),              # no change asked for
+    ],
+)
+def test_usage_errors_exit_64_with_one_line_and_no_log(tmp_path: Path, args: tuple[str, ...], names: str) -> None:
+    done = ratings(tmp_path, *args)
+    assert done.returncode == errors.EXIT_USAGE == 64, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and names in lines[0] and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "logs").exists() or not any((tmp_path / "logs").iterdir())   # no internal-error log
+    assert not list(tmp_path.glob("*.db"))   # nothing created
+
+
+def test_version_is_a_flag_in_help(tmp_path: Path) -> None:
+    shown = ratings(tmp_path, "--help")
+    line = next(x for x in shown.stdout.splitlines() if "--version" in x)
+    assert "<bool>" not in line and "BOOLEAN" not in line, line
+    assert ratings(tmp_path, "--version").stdout.startswith("ratings ")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("list", "--federation", "ajusc"), ("report", "X"), ("whatif", "--federation", "ajusc", "--exclude", "X"), ("site", "--out", "s")],
+)
+def test_read_only_commands_never_create_a_warehouse(tmp_path: Path, args: tuple[str, ...]) -> None:
+    done = ratings(tmp_path, *args, "--warehouse", "sqlite:///typo.db")
+    assert done.returncode == errors.EXIT_USER, done.stderr[-2000:]
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()], done.stderr
+    assert "sqlite:///typo.db" in done.stderr and "does not exist" in done.stderr, done.stderr
+    assert not (tmp_path / "typo.db").exists()
+    bare = ratings(tmp_path, *args)   # the default warehouse, named in the line
+    assert bare.returncode == errors.EXIT_USER and "sqlite:///ratings.db" in bare.stderr, bare.stderr
+    assert not (tmp_path / "ratings.db").exists()

@@ -288,3 +288,20 @@ def test_a_large_correction_lists_the_competitions_players_first_and_counts_the_
     fixed = html.split("Published editions corrected")[1].split("<h2>")[0]
     assert fixed.count("<td>P") == CORRECTION_LIMIT and f"{n - CORRECTION_LIMIT:,} more" in html
     assert len(html) < 100_000
+
+
+def test_rating_changes_are_ordered_by_the_rating_before_as_the_lists_are() -> None:
+    import polars as pl
+
+    from validations.report import _change_rows
+
+    changes = pl.DataFrame({
+        "player_id": ["102", "17", "20", "99", "17"],
+        "rating_before": [1100.0, 1500.0, 1300.0, 1700.0, 1510.0],
+        "rating_after": [1110.0, 1510.0, 1290.0, 1690.0, 1515.0],
+        "period": ["p1", "p1", "p1", "p1", "p2"],
+    })
+    rows = _change_rows(changes)
+    assert [r["player_id"] for r in rows] == ["99", "17", "17", "20", "102"]
+    assert [r["period"] for r in rows if r["player_id"] == "17"] == ["p1", "p2"]   # the engine's order within a player
+    assert rows[0]["before"] == "1700"
