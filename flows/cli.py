@@ -111,6 +111,10 @@ class ListFormat(str, Enum):
     csv = "csv"
     json = "json"
     html = "html"
+    fide_txt = "fide-txt"
+    fide_xml = "fide-xml"
+    egd = "egd"
+    xlsx = "xlsx"
 
 
 @app.callback()
@@ -675,7 +679,10 @@ def list_(
     as_of: Annotated[str | None, typer.Option("--as-of", help="The edition in force on this date.")] = None,
     edition: Annotated[int | None, typer.Option("--edition", help="This edition (its number).")] = None,
     list_name: Annotated[str | None, typer.Option("--list", help="Which of the federation's lists (default: its first).")] = None,
-    format: Annotated[ListFormat, typer.Option("--format", help="table, csv, json or html.")] = ListFormat.table,
+    format: Annotated[ListFormat, typer.Option(
+        "--format", help="table, csv, json, html, or a federation's own list file: fide-txt, fide-xml, egd, xlsx.",
+    )] = ListFormat.table,
+    out: Annotated[Path | None, typer.Option("--out", help="Write the list to this file instead of printing it.")] = None,
     warehouse_url: WarehouseOpt = None,
 ) -> None:
     """Print a published edition of a federation's rating list (default: the latest)."""
@@ -690,7 +697,12 @@ def list_(
     if list_name is None and len(lists) > 1:
         list_name = lists[0]   # a federation with several lists: its first by default
     day = _parse_date(as_of, "--as-of")
+    if format is ListFormat.xlsx and out is None and sys.stdout.isatty():
+        _fail("--format xlsx writes a spreadsheet: give --out FILE (or redirect the output to a file)", code=64)
     _read_engine(warehouse_url)  # migrate (or refuse) before the flow starts
+    if format.value in _LIST_FILE_FORMATS:
+        _list_file(federation, format.value, list_name, edition, day, out, warehouse_url)
+        return
     from flows.lookup import rating_list
 
     found = _quiet_flow(rating_list, warehouse_url, federation=federation, list_name=list_name, edition=edition,
@@ -715,6 +727,30 @@ def list_(
         for row in frame.drop("federation").iter_rows():
             table.add_row(*["" if v is None else (f"{v:.0f}" if isinstance(v, float) else str(v)) for v in row])
         Console().print(table)
+
+
+#: The federations' own list formats (``tasks.lookup.LIST_FILE_FORMATS``), written as files.
+_LIST_FILE_FORMATS = ("fide-txt", "fide-xml", "egd", "xlsx")
+
+
+def _list_file(federation: str, file_format: str, list_name: str | None, edition: int | None, day: date | None,
+               out: Path | None, warehouse_url: str | None) -> None:
+    """``ratings list --format fide-txt|fide-xml|egd|xlsx``: the file to ``out``, else to stdout."""
+    from flows.lookup import rating_list_file
+
+    found = _quiet_flow(rating_list_file, warehouse_url, federation=federation, file_format=file_format,
+                        list_name=list_name, edition=edition, as_of=day)
+    if found is None:
+        what = f" edition {edition}" if edition is not None else (f" on or before {day}" if day else "")
+        _fail(f"no list published for {federation}{what}: run `ratings run` first")
+    header, name, data = found
+    if out is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    out.write_bytes(data)
+    typer.echo(f"{federation} edition {header.edition} ({header.as_of}) written to {out} as {file_format}"
+               f" (the federation's download name: {name})", err=True)
 
 
 @app.command()

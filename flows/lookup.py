@@ -18,13 +18,14 @@ from tasks.lookup import (
     Edition,
     export_entries,
     find_edition,
+    list_file,
     read_edition_entries,
     read_reports,
     render_reports,
 )
 from tasks.runtime import flow
 
-__all__ = ["LIST_COLUMNS", "Edition", "organiser_report", "rating_list"]
+__all__ = ["LIST_COLUMNS", "Edition", "organiser_report", "rating_list", "rating_list_file"]
 
 
 @flow(name="rating-list", description="Read a published edition of a federation's rating list.")
@@ -55,6 +56,12 @@ def rating_list(
     warehouse_url
         ``None`` (always, from the CLI): ``$RATINGS_WAREHOUSE_URL`` or the default warehouse.
     """
+    return _read_edition(federation, list_name, edition, as_of, export, warehouse_url)
+
+
+def _read_edition(federation: str, list_name: str | None, edition: int | None, as_of: date | None, export: bool,
+                  warehouse_url: str | None) -> Edition | None:
+    """The steps of :func:`rating_list`, shared with :func:`rating_list_file` (a flow never calls a flow)."""
     config = federation_config(federation)
     lists = [str(x) for x in config.get("lists") or []]
     found = call(find_edition, warehouse_url, federation, list_name, lists[0] if lists else None, edition, as_of)
@@ -64,6 +71,24 @@ def rating_list(
     if export:
         entries = call(export_entries, entries, found, config)
     return replace(found, entries=entries)
+
+
+@flow(name="rating-list-file", description="A published edition in one of the federations' own list formats.")
+def rating_list_file(
+    federation: str,
+    file_format: str,
+    list_name: str | None = None,
+    edition: int | None = None,
+    as_of: date | None = None,
+    warehouse_url: str | None = None,
+) -> tuple[Edition, str, bytes] | None:
+    """The edition asked for (as :func:`rating_list`) as a file in ``file_format`` (``fide-txt``,
+    ``fide-xml``, ``egd``, ``xlsx``): ``(edition, file name, bytes)``; ``None`` when none is published."""
+    found = _read_edition(federation, list_name, edition, as_of, True, warehouse_url)
+    if found is None or found.entries is None:
+        return None
+    name, data = call(list_file, found.entries, found, file_format)
+    return replace(found, entries=None), name, data
 
 
 @flow(name="organiser-report", description="Render the organiser's report of a competition or a file.")

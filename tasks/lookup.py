@@ -21,6 +21,7 @@ import validations
 import warehouse
 from engine.rounding import round_half_away_array
 from engine.rulesets import system_for
+from formats.list_exports import EXPORT_FORMATS, ListHeader, export_file_name, export_list
 from tasks.publish import report_from_warehouse
 from tasks.runtime import task
 from warehouse.lookups import competitions_of_file, file_findings
@@ -144,3 +145,15 @@ def render_reports(
 ) -> list[str]:
     """Each report as the organiser reads it (Markdown or HTML)."""
     return [validations.render_report(report, fmt=fmt) for report in reports]
+
+
+#: The federations' own list formats ``ratings list --format`` writes as files.
+LIST_FILE_FORMATS: tuple[str, ...] = tuple(EXPORT_FORMATS)
+
+
+@task(name="list_file")
+def list_file(entries: pl.DataFrame, edition: Edition, file_format: str) -> tuple[str, bytes]:
+    """The edition's export-ready ``entries`` as a file in ``file_format``: ``(file name, bytes)``
+    (:func:`formats.list_exports.export_list`)."""
+    header = ListHeader(edition.federation, edition.edition, edition.as_of, edition.list_name)
+    return export_file_name(header, file_format), export_list(entries, file_format, header)

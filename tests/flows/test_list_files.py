@@ -1,0 +1,75 @@
+"""``ratings list --format fide-txt|fide-xml|egd|xlsx``: the federations' own list files, written by
+the real command after a real night and read back by our own readers."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from formats.fide_lists import from_fide_txt, from_fide_xml
+from formats.list_exports import read_xlsx
+from tasks.lookup import LIST_FILE_FORMATS
+from tests.reliability.cli import ratings
+
+INBOX = Path(__file__).resolve().parents[2] / "examples" / "inbox"
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample inbox's night on a fresh SQLite warehouse, and the list it published as CSV."""
+    tmp = tmp_path_factory.mktemp("list-files")
+    shutil.copytree(INBOX, tmp / "inbox")
+    done = ratings(tmp, "run", "--inbox", "inbox")
+    assert done.returncode == 0, done.stderr
+    return tmp
+
+
+def _csv(tmp: Path) -> pl.DataFrame:
+    done = ratings(tmp, "list", "--federation", "ajusc", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    return pl.read_csv(io.StringIO(done.stdout), schema_overrides={"player_id": pl.Utf8})
+
+
+def test_the_cli_offers_every_writer() -> None:
+    import flows.cli
+
+    assert set(flows.cli._LIST_FILE_FORMATS) == set(LIST_FILE_FORMATS)
+    assert {f.value for f in flows.cli.ListFormat} >= set(LIST_FILE_FORMATS)
+
+
+@pytest.mark.parametrize(("fmt", "reader"), [("fide-txt", from_fide_txt), ("fide-xml", from_fide_xml)])
+def test_fide_files_read_back_as_the_published_list(night: Path, fmt: str, reader: object) -> None:
+    out = night / f"list.{fmt}"
+    done = ratings(night, "list", "--federation", "ajusc", "--format", fmt, "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert f"written to {out}" in done.stderr
+    # The reader takes the list's date from the month label (TXT) or the file's name (XML).
+    name = done.stderr.rsplit("download name: ", 1)[1].rstrip(")\n")
+    back = reader(out.read_bytes(), name, federation="ajusc")  # type: ignore[operator]
+    assert back.findings.filter(pl.col("severity") == "reject").height == 0
+    published = _csv(night).select("player_id", "name", pl.col("rating").cast(pl.Float64)).sort("player_id")
+    read = back.ratings.select("player_id", "name", pl.col("rating").cast(pl.Float64)).sort("player_id")
+    assert read.rows() == published.rows()
+
+
+def test_xlsx_reads_back_and_is_the_same_file_each_time(night: Path) -> None:
+    first, second = night / "a.xlsx", night / "b.xlsx"
+    for path in (first, second):
+        done = ratings(night, "list", "--federation", "ajusc", "--format", "xlsx", "--out", str(path))
+        assert done.returncode == 0, done.stderr
+    assert first.read_bytes() == second.read_bytes()
+    sheet = read_xlsx(first.read_bytes())
+    published = _csv(night)
+    assert sheet.get_column("player_id").cast(pl.Utf8).to_list() == published.get_column("player_id").to_list()
+    assert sheet.get_column("rating").cast(pl.Float64).to_list() == published.get_column("rating").cast(
+        pl.Float64).to_list()
+
+
+def test_a_missing_edition_is_one_line(night: Path) -> None:
+    done = ratings(night, "list", "--federation", "ajusc", "--edition", "999", "--format", "egd")
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == ["ratings: no list published for ajusc edition 999: run `ratings run` first"]
