@@ -29,7 +29,21 @@ def test_engine_is_pure() -> None:
 
 def test_stages_do_not_import_flows_or_tasks() -> None:
     for package in ("formats", "validations", "engine", "warehouse"):
-        assert _imported_top_levels(package) & {"flows", "tasks"} == set(), package
+        assert _imported_top_levels(package) & {"flows", "tasks", "rating"} == set(), package
+
+
+def test_rating_policy_is_below_the_orchestration() -> None:
+    """The rating stage's policy (rating/) runs without Prefect and imports no task or flow."""
+    assert _imported_top_levels("rating") & {"flows", "tasks", "prefect", "website"} == set()
+
+
+def test_tasks_rate_is_one_call() -> None:
+    """tasks/rate.py wraps rating.rate_federation and holds no rule of a federation."""
+    text = (ROOT / "tasks" / "rate.py").read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    assert [f.name for f in functions] == ["rate_federation"]
+    assert '"fide"' not in text
 
 
 #: Modules the flows may import from the stages: the run guard (the warehouse's run lock and
