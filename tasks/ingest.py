@@ -73,9 +73,13 @@ def inbox_units(inbox: Path) -> list[Path | list[Path]]:
     return formats.group_inbox(paths)
 
 
-def _file_sha256(path: Path) -> str:
-    """The checksum the readers record for a single file (sha256 of its bytes)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _file_sha256(path: Path) -> str | None:
+    """The checksum the readers record for a single file (sha256 of its bytes); ``None`` when
+    the file cannot be read (the reader then reports it with a ``format.io`` finding)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _federation_of(result: formats.ReadResult, default: str | None) -> str | None:
@@ -207,11 +211,16 @@ def _federation_in_rows(path: Path) -> str | None:
         return None
     text = decode(data).text
     rows = csv.reader(io.StringIO(text))
-    header = [h.strip().lower().lstrip("\ufeff") for h in next(rows, [])]
-    if "federation" not in header:
+    # A binary file, a compressed one or a field over the csv module's limit is the reader's
+    # to report (with the file's name and line): here it only means no federation is read.
+    try:
+        header = [h.strip().lower().lstrip("\ufeff") for h in next(rows, [])]
+        if "federation" not in header:
+            return None
+        at = header.index("federation")
+        counts = Counter(r[at].strip().lower() for r in rows if len(r) > at and r[at].strip())
+    except csv.Error:
         return None
-    at = header.index("federation")
-    counts = Counter(r[at].strip().lower() for r in rows if len(r) > at and r[at].strip())
     return counts.most_common(1)[0][0] if counts else None
 
 
@@ -230,6 +239,10 @@ def _file_findings_on_competitions(result: formats.ReadResult) -> formats.ReadRe
     each of them: the file then has one outcome, its competitions', never a second
     contradicting "unreadable" one."""
     findings = result.findings
+    if not result.competitions.height and findings.height and findings.get_column("competition_id").drop_nulls().len():
+        # Every row refused (a typo in the federation, impossible dates): no competition is
+        # left to carry the findings, so they are the file's, and its report says what to fix.
+        return replace(result, findings=findings.with_columns(pl.lit(None, pl.Utf8()).alias("competition_id")))
     if not result.competitions.height or not findings.height or not findings.get_column("competition_id").null_count():
         return result
     loose = findings.filter(pl.col("competition_id").is_null())
@@ -279,6 +292,10 @@ def read_inbox(
             or federation
             or "unknown"
         )
+        if fed not in known and fed != federation and fed != "unknown":
+            # A federation no table names (a typo: ``ajsuc``): the reader's findings say so,
+            # and the file's report goes to the rating officer with the other unknown files.
+            fed = "unknown"
         if federation is not None and fed != federation:
             ignored.append(result.source)
             continue
