@@ -2,13 +2,12 @@
 
 The files are read as the nightly run reads its inbox (:func:`tasks.ingest.read_inbox`),
 validated by the nightly's own stage (:func:`tasks.validate.validate_batch`), rated with
-the federation's history (:func:`tasks.rate.rate`) and reported with the nightly's
+the federation's history (:func:`rating.rate`) and reported with the nightly's
 report code (:mod:`validations.report`). Nothing is written to the warehouse.
 """
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,36 +19,15 @@ import warehouse
 from formats._common import KNOWN_FEDERATIONS
 from formats.schema import FINDINGS_SCHEMA, conform
 from rating import rate
-from tasks.ingest import FederationBatch, Ingested, read_inbox
+from tasks.ingest import FederationBatch, Ingested, copy_to_inbox, read_inbox
 from tasks.runtime import task
 from validations.report import CompetitionReport, build_report, file_report, render_report
 
-__all__ = ["KNOWN_FEDERATIONS", "CheckError", "CompetitionReport", "batch_reports", "check_readable", "rate_checked", "read_checked", "readable_url", "render_text", "report_record", "stage"]
+__all__ = ["KNOWN_FEDERATIONS", "CheckError", "CompetitionReport", "batch_reports", "check_readable", "rate_checked", "read_checked", "readable_url", "render_text", "report_record"]
 
 
 class CheckError(ValueError):
     """Files that cannot be checked: missing or unreadable."""
-
-
-def stage(paths: Sequence[str | Path], folder: Path) -> None:
-    """Copy ``paths`` into ``folder``, one subfolder per argument (same names stay apart).
-
-    Raises
-    ------
-    CheckError
-        A file is missing or unreadable.
-    """
-    for index, name in enumerate(paths):
-        path = Path(name)
-        target = folder / f"{index:03d}"
-        target.mkdir()
-        try:
-            if path.is_dir():
-                shutil.copytree(path, target / path.name)
-            else:
-                shutil.copy(path, target / path.name)
-        except OSError as error:
-            raise CheckError(f"{name}: cannot read the file: {error.strerror or error}") from None
 
 
 def readable_url(url: str | None) -> str:
@@ -96,7 +74,7 @@ def check_readable(paths: Sequence[str | Path]) -> None:
 def read_checked(paths: list[str], federation: str | None) -> Ingested:
     """The files, read as the nightly run reads its inbox, grouped by federation."""
     with tempfile.TemporaryDirectory(prefix="ratings-check-") as folder:
-        stage(paths, Path(folder))
+        copy_to_inbox(paths, Path(folder), error=CheckError)
         return read_inbox(Path(folder), set(), federation)
 
 

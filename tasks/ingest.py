@@ -10,7 +10,9 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import shutil
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -40,6 +42,7 @@ __all__ = [
     "SUPERSEDED_SAME_NIGHT",
     "FederationBatch",
     "Ingested",
+    "copy_to_inbox",
     "inbox_units",
     "ingest_inbox",
     "keep_latest_versions",
@@ -71,6 +74,29 @@ def inbox_units(inbox: Path) -> list[Path | list[Path]]:
         if p.is_file() and not any(part.startswith(".") for part in p.relative_to(inbox).parts)
     )
     return formats.group_inbox(paths)
+
+
+def copy_to_inbox(paths: Sequence[str | Path], folder: Path, *, error: type[ValueError] = ValueError,
+                  label: str = "") -> None:
+    """Copy ``paths`` into the inbox ``folder``, one subfolder per argument (two files of the
+    same name stay apart), for a run that reads files given on the command line.
+
+    Raises
+    ------
+    ValueError
+        (``error``) A file is missing or unreadable: ``<label><name>: cannot read the file: ...``.
+    """
+    for index, name in enumerate(paths):
+        path = Path(name)
+        target = folder / f"{index:03d}"
+        target.mkdir()
+        try:
+            if path.is_dir():
+                shutil.copytree(path, target / path.name)
+            else:
+                shutil.copy(path, target / path.name)
+        except OSError as failure:
+            raise error(f"{label}{name}: cannot read the file: {failure.strerror or failure}") from None
 
 
 def _file_sha256(path: Path) -> str | None:

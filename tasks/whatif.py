@@ -9,7 +9,6 @@ Nothing here writes to the warehouse.
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -21,7 +20,7 @@ import polars as pl
 import warehouse
 from formats.schema import RATINGS_SCHEMA, conform
 from rating import rate
-from tasks.ingest import FederationBatch, read_inbox
+from tasks.ingest import FederationBatch, copy_to_inbox, read_inbox
 from tasks.runtime import create_table_artifact, get_run_logger, task
 
 #: Columns of the answer, in order (DESIGN.md, CLI: ``ratings whatif``).
@@ -226,18 +225,7 @@ def read_added(paths: Sequence[str | Path], federation: str) -> FederationBatch:
         return FederationBatch(federation=federation)
     with tempfile.TemporaryDirectory(prefix="ratings-whatif-") as folder:
         inbox = Path(folder)
-        for index, name in enumerate(paths):
-            path = Path(name)
-            # One subfolder per argument: two files of the same name stay apart.
-            target = inbox / f"{index:03d}"
-            target.mkdir()
-            try:
-                if path.is_dir():
-                    shutil.copytree(path, target / path.name)
-                else:
-                    shutil.copy(path, target / path.name)
-            except OSError as error:
-                raise WhatIfError(f"--add {name}: cannot read the file: {error.strerror or error}") from None
+        copy_to_inbox(paths, inbox, error=WhatIfError, label="--add ")
         ingested = read_inbox(inbox, set(), federation)
     batch = ingested.batches.get(federation, FederationBatch(federation=federation))
     unreadable = batch.findings.filter(pl.col("competition_id").is_null() & (pl.col("severity") == "reject"))
