@@ -10,7 +10,10 @@ plus the additions ``current_ratings``, ``player_history``, ``register_federatio
 and the error classes of :mod:`warehouse.errors`.
 """
 
-from warehouse import decisions  # noqa: F401 - registers the officer_decisions table (issue 14)
+from warehouse import (
+    decisions,  # noqa: F401 - registers the officer_decisions table
+    deliveries,  # noqa: F401 - registers the organisers and deliveries tables
+)
 from warehouse.db import get_engine, redact
 from warehouse.editions import (
     CORRECTIONS_SCHEMA,
