@@ -449,8 +449,11 @@ def run(
         "--dask-workers", min=0, envvar="RATINGS_DASK_WORKERS",
         help="Validate the federations in parallel on a local Dask cluster of N processes "
              "(under the Prefect engine; in-process it is ignored). 0: no Dask.")] = 0,
+    no_deliver: Annotated[bool, typer.Option(
+        "--no-deliver", help="E-mail nothing tonight (the reports are still written; the next run "
+                             "sends what is new then).")] = False,
 ) -> None:
-    """The nightly job, one shot: ingest, validate, rate, load, publish."""
+    """The nightly job, one shot: ingest, validate, rate, load, publish, e-mail the reports."""
     from flows.config import federation_config
 
     day = _parse_date(as_of, "--as-of")
@@ -468,7 +471,7 @@ def run(
         summary = run_flow(
             nightly, dask_workers=dask_workers, inbox=str(inbox), warehouse_url=None, federation=federation, as_of=day,
             reports_dir=str(reports), gx_root=str(gx_root) if gx_root else None,
-            site_dir=None if no_site else str(site),
+            site_dir=None if no_site else str(site), deliver=not no_deliver,
         )
     _print_summary(summary)
     failed = getattr(summary, "internal_errors", {})
@@ -529,7 +532,24 @@ def _print_summary(summary) -> None:  # type: ignore[no-untyped-def]
         )
     if summary.report_paths:
         folders = sorted({str(Path(p).parent) for p in summary.report_paths})
-        console.print(f"reports written to {', '.join(folders)}")
+        console.print(f"reports written to {', '.join(folders)}", markup=False)
+    delivered = getattr(summary, "delivered", None)
+    if delivered is not None:
+        for line in delivered.lines():
+            console.print(shown(line), markup=False, highlight=False)
+
+
+def shown(text: object) -> str:
+    """``text`` for a terminal: control characters (an ESC from a file's name or id)
+    written as escapes, never sent to the terminal.
+
+    Examples
+    --------
+    >>> print(shown("CAT\\x1b[2J-1"))
+    CAT\\x1b[2J-1
+    """
+    return "".join(ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
+                   for ch in str(text))
 
 
 @app.command()
@@ -897,6 +917,114 @@ def report(
               + " in the warehouse, nor a file of that name")
     for text in rendered:
         sys.stdout.write(text)
+
+
+organiser_app = typer.Typer(
+    help="The organisers' addresses: who receives each report (DESIGN.md, \"Delivery and the desk\").",
+    no_args_is_help=True)
+app.add_typer(organiser_app, name="organiser")
+
+
+@organiser_app.command("add")
+@_friendly
+def organiser_add(
+    federation: Annotated[str, typer.Option("--federation", help="Federation id: ajusc, fide, egf.")],
+    email: Annotated[str, typer.Option("--email", help="The organiser's e-mail address.")],
+    name: Annotated[str | None, typer.Option("--name", help="The organiser's name.")] = None,
+    competitions: Annotated[str | None, typer.Option(
+        "--competitions", help="Only competitions whose id matches this pattern (CAT-2026-*).")] = None,
+    folder: Annotated[str | None, typer.Option(
+        "--folder", help="Only files dropped in inbox/<federation>/<folder>/.")] = None,
+    warehouse_url: WarehouseOpt = None,
+) -> None:
+    """Register an organiser's address: their reports are e-mailed to it."""
+    from flows.delivery import organiser
+
+    if competitions and folder:
+        _fail("give --competitions or --folder, not both", code=64)
+    _engine(warehouse_url)  # migrate (or refuse) before the flow starts
+    entry = _quiet_flow(organiser, warehouse_url, action="add", federation=federation, email=email, name=name,
+                        competitions=competitions, folder=folder)
+    which = (f"competitions {competitions}" if competitions else f"files in inbox/{federation}/{folder}/"
+             if folder else "every competition without another organiser")
+    typer.echo(shown(f"organiser entry {entry}: {federation} reports of {which} go to {email.strip()}"))
+
+
+@organiser_app.command("list")
+@_friendly
+def organiser_list(federation: FederationOpt = None, warehouse_url: WarehouseOpt = None) -> None:
+    """The organiser registry."""
+    from flows.delivery import organiser
+
+    _read_engine(warehouse_url)
+    frame = _quiet_flow(organiser, warehouse_url, action="list", federation=federation)
+    if not frame.height:
+        typer.echo("no organiser registered (ratings organiser add --federation F --email ADDRESS)")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("entry", "federation", "email", "name", "receives")
+    for row in frame.iter_rows(named=True):
+        receives = (f"competitions {row['competitions']}" if row["competitions"] else
+                    f"inbox/{row['federation']}/{row['folder']}/" if row["folder"] else "the rest")
+        table.add_row(*(shown(v) for v in (row["id"], row["federation"], row["email"], row["name"] or "", receives)))
+    Console().print(table)
+
+
+@organiser_app.command("remove")
+@_friendly
+def organiser_remove(
+    entry: Annotated[int, typer.Argument(help="The entry's number (ratings organiser list).")],
+    warehouse_url: WarehouseOpt = None,
+) -> None:
+    """Remove an organiser's entry from the registry."""
+    from flows.delivery import organiser
+
+    _read_engine(warehouse_url)
+    removed = _quiet_flow(organiser, warehouse_url, action="remove", entry=entry)
+    typer.echo(shown(f"removed organiser entry {entry} ({removed['federation']}: {removed['email']})"))
+
+
+class DeliveriesFormat(str, Enum):
+    """``ratings deliveries --format``."""
+
+    text = "text"
+    json = "json"
+
+
+@app.command()
+@_friendly
+def deliveries(
+    failed: Annotated[bool, typer.Option("--failed", help="Only what is not delivered yet.")] = False,
+    federation: FederationOpt = None,
+    format: Annotated[DeliveriesFormat, typer.Option("--format", help="text or json.")] = DeliveriesFormat.text,
+    warehouse_url: WarehouseOpt = None,
+) -> None:
+    """The delivery record: each report version e-mailed, to whom, and how it went."""
+    from flows.delivery import deliveries as record
+
+    _read_engine(warehouse_url)
+    frame = _quiet_flow(record, warehouse_url, failed=failed, federation=federation)
+    if format is DeliveriesFormat.json:
+        sys.stdout.write(json.dumps(frame.drop("version").to_dicts(), default=str, ensure_ascii=False, indent=1) + "\n")
+        return
+    if not frame.height:
+        typer.echo("nothing undelivered" if failed else "nothing e-mailed yet")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("id", "queued", "federation", "report", "to", "status", "tries", "detail")
+    for row in frame.iter_rows(named=True):
+        detail = (f"sent {row['sent_at']:%Y-%m-%d %H:%M}" if row["status"] == "sent" and row["sent_at"] else
+                  row["last_error"] or "")
+        if row["status"] == "failed" and row["next_attempt_at"] is not None:
+            detail += f"; next try after {row['next_attempt_at']:%Y-%m-%d %H:%M} UTC"
+        what = "digest " + row["competition_id"] if row["kind"] == "digest" else row["competition_id"]
+        table.add_row(*(shown(v) for v in (row["id"], f"{row['queued_at']:%Y-%m-%d %H:%M}", row["federation"] or "all",
+                                            what, row["recipient"], row["status"], row["attempts"], detail)))
+    Console().print(table)
 
 
 def main() -> None:

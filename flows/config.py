@@ -22,9 +22,12 @@ import tomllib
 from functools import cache
 from pathlib import Path
 from types import UnionType
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+if TYPE_CHECKING:
+    from delivery import DeliverySettings
 
 CONFIG_PATH = Path(__file__).with_name("federations.toml")
 
@@ -68,6 +71,32 @@ class FederationTable(BaseModel):
     # EGF classic GoR parameters (engine.egf_gor)
     epsilon: float | None = None
     epsilon_mode: Literal["stronger", "split"] | None = None
+    #: ``false``: this federation's reports are not e-mailed (they are still written)
+    deliver: bool | None = None
+
+
+#: The installation's mail settings (``delivery.DeliverySettings``), beside the federations' tables.
+DELIVERY_TABLE = "delivery"
+
+
+def _delivery_settings(path: Path, table: object) -> DeliverySettings:
+    """``[delivery]`` of ``path``, validated; a :class:`ConfigError` names the key."""
+    from delivery import DeliverySettings
+
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: key 'delivery' must be a [delivery] table, not {_describe(table)}")
+    try:
+        return DeliverySettings.model_validate(table)
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = ".".join(str(part) for part in first["loc"][:1])
+        if first["type"] == "extra_forbidden":
+            known = ", ".join(DeliverySettings.model_fields)
+            raise ConfigError(f"{path}: unknown key [delivery].{key} (known keys: {known})") from None
+        if first["type"] == "missing":
+            raise ConfigError(f"{path}: [delivery] needs {key}") from None
+        reason = str(first.get("msg", "")).removeprefix("Value error, ")
+        raise ConfigError(f"{path}: [delivery].{key}: {reason} (given {_describe(table.get(key))})") from None
 
 
 #: Keys every federation must end up with (packaged or added by an installation).
@@ -109,6 +138,9 @@ def _read(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     for federation, table in data.items():
+        if federation == DELIVERY_TABLE:
+            _delivery_settings(path, table)
+            continue
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: key {federation!r} must be a [federation] table, not {_describe(table)}")
         try:
@@ -154,7 +186,8 @@ def _load(installation: Path | None, stamp: float | None) -> dict[str, dict[str,
     if installation is not None:
         origin = str(installation)
         for fed, table in _read(installation).items():
-            merged.setdefault(fed, {}).update(table)
+            if fed != DELIVERY_TABLE:
+                merged.setdefault(fed, {}).update(table)
     for fed, table in merged.items():
         _check_merged(fed, table, origin)
         if table.get("rule_set") == BY_DATE:
@@ -209,6 +242,24 @@ def federations() -> dict[str, dict[str, Any]]:
         except OSError as error:
             raise ConfigError(f"{path}: cannot read the config file: {error.strerror or error}") from None
     return _load(path, stamp)
+
+
+def delivery_settings() -> DeliverySettings | None:
+    """The installation's ``[delivery]`` table, or ``None`` when it has none (nothing is
+    e-mailed). The packaged file has none: mail needs an installation's own settings.
+
+    Raises
+    ------
+    ConfigError
+        The table holds an unknown key, a wrong type or an address that is not one.
+    """
+    path = installation_config()
+    if path is None:
+        return None
+    data = _read(path)
+    if DELIVERY_TABLE not in data:
+        return None
+    return _delivery_settings(path, data[DELIVERY_TABLE])
 
 
 def federation_config(federation: str) -> dict[str, Any]:

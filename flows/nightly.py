@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flows import errors
-from flows.config import federation_config
+from flows.config import delivery_settings, federation_config
 from flows.orchestration import call, call_each, get_run_logger, on_dask
 from tasks import site_process
 from tasks.decisions import record_approvals_rated, with_pending_approvals
+from tasks.deliver import Delivered, NightOutcome, deliver_night
 from tasks.gx import build_data_docs, end_great_expectations, prepare_gx_project
 from tasks.ingest import FederationBatch, ingest_inbox
 from tasks.load import load_federation
@@ -53,6 +54,8 @@ class NightlyRun:
     #: federation -> what failed unexpectedly (one line, with the log file of the details);
     #: the other federations ran to the end (``ratings run`` exits 2).
     internal_errors: dict[str, str] = field(default_factory=dict)
+    #: what e-mail delivery did (``None``: nothing is e-mailed: no ``[delivery]``, or ``--no-deliver``)
+    delivered: Delivered | None = None
 
 
 @flow(name="nightly", description="Ingest new result files, validate, rate, load and publish.")
@@ -65,6 +68,7 @@ def nightly(
     reports_dir: str = "reports",
     gx_root: str | None = None,
     site_dir: str | None = "",
+    deliver: bool = True,
 ) -> NightlyRun:
     """Process every new file of ``inbox`` for every federation (or only ``federation``).
 
@@ -88,13 +92,16 @@ def nightly(
     site_dir
         Folder of the static publication site, regenerated at the end; ``""`` (default):
         ``site/`` beside ``reports_dir``; ``None``: no site.
+    deliver
+        E-mail each new report to its organiser and the digest to the rating officer, when
+        the installation's config has a ``[delivery]`` table (``False``: ``--no-deliver``).
     """
     logger = get_run_logger()
     as_of = as_of or date.today()
     if federation is not None:
         federation_config(federation)   # fail fast, with the known ids, on a typo
     summary = NightlyRun(as_of=as_of)
-    call(resume_unfinished_publication, warehouse_url, as_of, reports_dir, federation)   # a killed run's (issue 9)
+    resumed = call(resume_unfinished_publication, warehouse_url, as_of, reports_dir, federation)   # a killed run's
     if gx_root:
         # Created once, before any validation: concurrent writers corrupt a GX file project.
         call(prepare_gx_project, gx_root)
@@ -175,7 +182,37 @@ def nightly(
         # "" (the default): the site lives beside the reports folder, as ``ratings run`` puts it.
         site_dir = site_dir or str(Path(reports_dir).parent / "site")
         call(publish_site, warehouse_url, site_dir, federation, as_of)
+    if deliver:
+        _deliver(summary, [*resumed.values(), *summary.published.values()], warehouse_url, reports_dir, federation)
     return summary
+
+
+def _deliver(summary: NightlyRun, published: list[Published], warehouse_url: str | None, reports_dir: str,
+             federation: str | None) -> None:
+    """E-mail tonight's reports and the digest, when the installation has mail settings.
+
+    Last, after the lists and the site are out: a mail server that is down or slow never
+    holds up a publication, and what it could not take is retried by the next run.
+    """
+    settings = delivery_settings()
+    if settings is None or not settings.enabled:
+        return
+    off = [fed for fed in {p.federation for p in published} if fed != "unknown"
+           and federation_config(fed).get("deliver") is False]
+    outcome = NightOutcome(
+        as_of=summary.as_of, statuses=summary.competitions,
+        editions={p.federation: p.editions for p in published if p.editions},
+        internal_errors=dict(summary.internal_errors), federation=federation,
+    )
+    written = [report for p in published for report in p.written]
+    try:
+        summary.delivered = call(deliver_night, warehouse_url, written, outcome, settings, reports_dir, off)
+    except Exception as error:   # the night is done: a delivery bug must not undo its outcome
+        if errors.affects_every_federation(error):
+            raise
+        line = _internal_error("delivery", "deliver", error)
+        get_run_logger().error("%s", line)
+        summary.internal_errors["delivery"] = line
 
 
 def _validate_on_dask(

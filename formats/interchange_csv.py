@@ -39,6 +39,7 @@ RESULTS_COLUMNS = (
     "modality",
     "event_class",
     "colour_a",
+    "organiser_email",
 )
 #: Required columns of ``*.results.csv`` (``end_date`` defaults to ``start_date``).
 RESULTS_REQUIRED = (

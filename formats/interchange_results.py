@@ -17,6 +17,7 @@ from formats._common import (
     parse_date,
     split_lines,
 )
+from formats.address import AddressError, email_address
 from formats.interchange_csv import (
     _FALSE,
     _SCORES,
@@ -81,7 +82,10 @@ def _results_fast(
             quote_char=None,
         ).fill_null("")
     else:
-        # the csv module splits exactly as the row reader does; polars then checks the values
+        # the csv module splits exactly as the row reader does; polars then checks the values.
+        # An odd count of quotes on a line is a quote the row reader refuses (format.csv.bad_quote).
+        if any(ln.count('"') % 2 for ln in lines[hline : data_lines[-1]]):
+            return None
         records = list(csv.reader(io.StringIO(body, newline=""), strict=False))
         if any(len(r) != len(header) for r in records):
             return None
@@ -158,6 +162,11 @@ def _results_fast(
         .otherwise(col("colour_a").str.to_lowercase()),
         cname=pl.when(col("competition_name") == "").then(None).otherwise(col("competition_name")),
     )
+    addresses = {v: _normalised(v) for v in frame_.get_column("organiser_email").unique().to_list() if v}
+    if any(v is None for v in addresses.values()):
+        return None   # the row reader names the line of a bad address
+    frame_ = frame_.with_columns(
+        email=col("organiser_email").replace_strict({**addresses, "": None}, return_dtype=pl.Utf8))
     if frame_.select((col("end") < col("start")).any()).item():
         return None
     per_comp = frame_.group_by("federation", "competition_id", maintain_order=True).agg(
@@ -168,6 +177,8 @@ def _results_fast(
         pl.col("class_").n_unique().alias("n_class"),
         pl.col("cname").drop_nulls().n_unique().alias("n_name"),
         pl.col("cname").drop_nulls().first().alias("name"),
+        pl.col("email").drop_nulls().n_unique().alias("n_email"),
+        pl.col("email").drop_nulls().first().alias("organiser_email"),
         pl.col("start").first(),
         pl.col("end").first(),
         pl.col("public").first(),
@@ -177,7 +188,7 @@ def _results_fast(
     )
     if (
         per_comp.select(
-            pl.max_horizontal("n_start", "n_end", "n_public", "n_modality", "n_class", "n_name")
+            pl.max_horizontal("n_start", "n_end", "n_public", "n_modality", "n_class", "n_name", "n_email")
         ).to_series()
         > 1
     ).any():
@@ -213,6 +224,7 @@ def _results_fast(
         pl.lit(name).alias("source"),
         pl.lit(digest).alias("source_sha256"),
         pl.lit(None, pl.Int32).alias("rounds_declared"),
+        "organiser_email",
     )  # already COMPETITIONS_SCHEMA: no second query to conform it
     players = (  # one query: the chain runs lazily
         games.lazy()
@@ -238,6 +250,28 @@ def _results_fast(
         players=players,
         games=games,
     )
+
+
+def _normalised(text: str) -> str | None:
+    """``text``'s normalised address, or ``None`` when it is not one."""
+    try:
+        return email_address(text)
+    except AddressError:
+        return None
+
+
+def _organiser_email(text: str, f: Findings, line: int, cid: str) -> str | None:
+    """A row's ``organiser_email``, normalised; a bad one is a warning (the report then goes
+    to the registry's address, or to the officer's digest) and ``None``."""
+    if not text:
+        return None
+    try:
+        return email_address(text)
+    except AddressError as error:
+        f.add("format.csv.bad_email", "warn",
+              f"{error}: the report goes to the organiser registered for the competition, else to the "
+              "rating officer", line=line, field="organiser_email", competition_id=cid or None)
+        return None
 
 
 def _results(
@@ -393,6 +427,7 @@ def _results(
             )
         if bad or fed is None or rnd is None or start is None or end is None:
             continue
+        address = _organiser_email(rec.get("organiser_email") or "", f, line, cid)
         key = (fed, cid)
         comp = {
             "federation": fed,
@@ -405,6 +440,7 @@ def _results(
             "event_class": (rec.get("event_class") or "").upper() or None,
             "source": name,
             "source_sha256": digest,
+            "organiser_email": address,
         }
         if key not in comps:
             comps[key] = comp | {"_line": line}
@@ -421,6 +457,18 @@ def _results(
                         field=col,
                         competition_id=cid,
                     )
+            if address and not first["organiser_email"]:
+                first["organiser_email"] = address
+            elif address and first["organiser_email"] != address:
+                f.add(
+                    "format.csv.inconsistent_competition",
+                    "warn",
+                    f"organiser_email {address!r} differs from {first['organiser_email']!r} on line "
+                    f"{first['_line']}: the report goes to the first",
+                    line=line,
+                    field="organiser_email",
+                    competition_id=cid,
+                )
             if comp["name"] and first["name"] != comp["name"]:
                 f.add(
                     "format.csv.inconsistent_competition",

@@ -39,13 +39,21 @@ import polars as pl
 from formats.fide_lists import MONTHS
 
 __all__ = [
-    "BINARY_FORMATS", "EXPORT_FORMATS", "ListExportError", "ListHeader", "egd_left_out", "escape_controls",
+    "BINARY_FORMATS", "EXPORT_FORMATS", "FORMAT_LABELS", "SITE_DOWNLOADS", "ListExportError", "ListHeader", "egd_left_out", "escape_controls",
     "export_file_name",
     "export_list", "gor_grade", "read_xlsx",
 ]
 
 #: The formats :func:`export_list` writes, and the file name extension of each.
 EXPORT_FORMATS: dict[str, str] = {"fide-txt": "txt", "fide-xml": "xml", "egd": "html", "xlsx": "xlsx"}
+#: The list files the site offers beside each edition, by rating system: the formats the
+#: federation's own readers take (pairing programs read FIDE's, Go clubs' tools the EGD's).
+SITE_DOWNLOADS: dict[str, tuple[str, ...]] = {"fide-elo": ("fide-txt", "fide-xml"), "egf-gor": ("egd",),
+                                             "barruf": ("xlsx",)}
+#: How the site names each format.
+FORMAT_LABELS: dict[str, str] = {"fide-txt": "FIDE TXT", "fide-xml": "FIDE XML", "egd": "EGD list",
+                                 "xlsx": "spreadsheet (xlsx)"}
+
 #: Formats that are not text (never written to a terminal).
 BINARY_FORMATS = frozenset({"xlsx"})
 

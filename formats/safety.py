@@ -15,7 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["UnsafePathError", "atomic_write_text", "path_inside", "safe_filename"]
+__all__ = ["UnsafePathError", "atomic_write_bytes", "atomic_write_text", "path_inside", "safe_filename"]
 
 #: Longest file name component written (bytes of UTF-8; most file systems allow 255).
 MAX_NAME_BYTES = 120
@@ -70,11 +70,16 @@ def path_inside(folder: Path, *parts: str) -> Path:
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename (atomic on POSIX)."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename (atomic on POSIX)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

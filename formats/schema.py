@@ -31,6 +31,7 @@ COMPETITIONS_SCHEMA: dict[str, pl.DataType] = {
     "source": pl.Utf8(),            # file name the competition was read from
     "source_sha256": pl.Utf8(),     # checksum of that file's bytes
     "rounds_declared": pl.Int32(),  # rounds the file announces (TRF XXR, OpenGotha numberOfRounds); null if unsaid
+    "organiser_email": pl.Utf8(),   # who receives the report (interchange organiser_email); null: the registry's
 }
 
 #: Eligibility facts a native file declares about a competition (issue 14), carried beside

@@ -12,7 +12,7 @@ import hashlib
 import io
 import shutil
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -260,6 +260,16 @@ def _subfolder_federation(unit: Path | list[Path], inbox: Path, known: frozenset
     return parts[0].lower() if len(parts) > 1 and parts[0].lower() in known else None
 
 
+def _organiser_folder(unit: Path | list[Path], inbox: Path, federation: str) -> str | None:
+    """``inbox/<federation>/<folder>/...``: the organiser's subfolder a file was dropped in."""
+    first = Path(unit[0] if isinstance(unit, list) else unit)
+    try:
+        parts = first.relative_to(inbox).parts
+    except ValueError:
+        return None
+    return parts[1] if len(parts) > 2 and parts[0].lower() == federation else None
+
+
 def _file_findings_on_competitions(result: formats.ReadResult) -> formats.ReadResult:
     """A file-level finding (no competition) of a file that holds competitions belongs to
     each of them: the file then has one outcome, its competitions', never a second
@@ -281,13 +291,16 @@ def _file_findings_on_competitions(result: formats.ReadResult) -> formats.ReadRe
 
 def read_inbox(
     inbox: Path, seen: set[str], federation: str | None = None,
-    known: frozenset[str] = KNOWN_FEDERATIONS,
+    known: frozenset[str] = KNOWN_FEDERATIONS, folders: Mapping[tuple[str, str], str] | None = None,
 ) -> Ingested:
     """Read every unit of ``inbox`` whose checksum is not in ``seen``; group them by federation.
 
     A file belongs to the federation its rows (or its format) declare; when it
     declares none, to the ``inbox/<federation>/`` subfolder it was dropped in (one
     of ``known``); only then to ``unknown``, whose reports go to the rating officer.
+    A file in ``inbox/<federation>/<folder>/`` whose competitions give no
+    ``organiser_email`` takes the registry's address of that folder (``folders``:
+    (federation, folder) -> address).
     """
     batches: dict[str, FederationBatch] = {}
     skipped: list[str] = []
@@ -325,6 +338,10 @@ def read_inbox(
         if federation is not None and fed != federation:
             ignored.append(result.source)
             continue
+        address = (folders or {}).get((fed, _organiser_folder(unit, inbox, fed) or ""))
+        if address is not None and result.competitions.height:
+            result = replace(result, competitions=result.competitions.with_columns(
+                pl.col("organiser_email").fill_null(address)))
         reads.setdefault(fed, []).append(result)
         sent[result.source] = max(p.stat().st_mtime for p in (unit if isinstance(unit, list) else [unit]))
     reads = {fed: keep_latest_versions(results, sent) for fed, results in reads.items()}
@@ -367,7 +384,11 @@ def ingest_inbox(inbox: str, warehouse_url: str | None, federation: str | None =
     """Read tonight's new files; identical re-sends (checksum in the ledger) are skipped."""
     logger = get_run_logger()
     engine = warehouse.get_engine(warehouse_url)
-    ingested = read_inbox(Path(inbox), warehouse.seen_checksums(engine), federation)
+    from warehouse.deliveries import organisers
+
+    registry = organisers(engine).filter(pl.col("folder").is_not_null())
+    folders = {(fed, folder): email for fed, folder, email in registry.select("federation", "folder", "email").rows()}
+    ingested = read_inbox(Path(inbox), warehouse.seen_checksums(engine), federation, folders=folders)
     logger.info(
         "inbox %s: %d file(s), %d already loaded, %d new batch(es): %s",
         inbox, ingested.files_seen, len(ingested.files_skipped), len(ingested.batches),

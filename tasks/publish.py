@@ -32,7 +32,7 @@ from formats.schema import RATING_LIST_SCHEMA, conform, empty
 from rating import Rated, adjusted_at
 from tasks.ingest import FederationBatch
 from tasks.runtime import create_markdown_artifact, create_table_artifact, get_run_logger, task
-from validations.report import md_escape, sync_reports
+from validations.report import WrittenReport, md_escape, sync_reports
 from warehouse.guard import checkpoint
 from warehouse.load import finish_publication
 from warehouse.query import competition_reports
@@ -49,6 +49,7 @@ class Published:
     players_new: int = 0                     # not on the previous edition
     reports: dict[str, str] = field(default_factory=dict)   # competition (or file) -> status
     report_paths: list[str] = field(default_factory=list)
+    written: list[WrittenReport] = field(default_factory=list)   # every report written, for delivery
     editions: list[int] = field(default_factory=list)       # every edition published by this run
     correcting_edition: int | None = None    # the correcting edition, when one was published
     corrections: pl.DataFrame | None = None  # its diff (CORRECTIONS_SCHEMA)
@@ -684,6 +685,8 @@ def publish_federation(
         paths = validations.write_report(report, root, sync=not bulk)
         published.reports[report.competition_id] = report.status
         published.report_paths += [str(p) for p in paths]
+        published.written.append(WrittenReport(report.federation, report.competition_id, report.name, report.status,
+                                               report.source, str(paths[0]), str(paths[1])))
         if not bulk:
             create_markdown_artifact(
                 key=artifact_key(report.federation, report.competition_id, "report"),

@@ -61,6 +61,45 @@ def generate(
     return generate_site(warehouse_url, site_dir, federation, as_of, workers=workers)
 
 
+def write_list_downloads(warehouse_url: str | None, site_dir: str | Path, federation: str | None = None) -> int:
+    """Beside each edition's page, the edition in the federation's own list formats
+    (``<fed>/downloads/``, ``formats.list_exports.SITE_DOWNLOADS``): the files
+    ``ratings list --format`` writes, byte for byte. A published edition never changes, so a
+    file already there is kept; only the editions published since are written. Returns
+    how many files were written."""
+    from formats.list_exports import SITE_DOWNLOADS
+    from formats.safety import atomic_write_bytes, path_inside
+    from tasks.lookup import Edition, export_entries, list_file, read_edition_entries
+    from website.safe import page_name
+
+    db = warehouse.get_engine(warehouse_url)
+    written = 0
+    known = configured()
+    feds = [federation] if federation else site_federations(db).get_column("federation").to_list()
+    for fed in feds:
+        config = dict(known.get(fed, {}))
+        formats_ = SITE_DOWNLOADS.get(str(config.get("system")), ())
+        if not formats_:
+            continue
+        folder = path_inside(Path(site_dir), page_name(fed)[: -len(".html")], "downloads")
+        for row in warehouse.editions(db, fed).iter_rows(named=True):
+            edition = Edition(fed, int(row["list_id"]), int(row["edition"]), str(row["kind"]), row["as_of"],
+                              row["list_name"])
+            entries = None
+            for fmt in formats_:
+                from formats.list_exports import ListHeader, export_file_name
+
+                name = export_file_name(ListHeader(fed, edition.edition, edition.as_of, edition.list_name), fmt)
+                if (folder / name).is_file():
+                    continue
+                if entries is None:
+                    entries = export_entries.fn(read_edition_entries.fn(warehouse_url, edition.list_id), edition, config)
+                name, data = list_file.fn(entries, edition, fmt)
+                atomic_write_bytes(folder / name, data)
+                written += 1
+    return written
+
+
 @task(name="publish_site")
 def publish_site(
     warehouse_url: str | None, site_dir: str, federation: str | None = None, as_of: date | None = None,
@@ -72,6 +111,9 @@ def publish_site(
         logger.info("site: %s has no published edition yet, nothing to publish", federation)
         return None
     result = generate(warehouse_url, site_dir, federation, as_of, workers=site_workers())
+    downloads = write_list_downloads(warehouse_url, site_dir, federation)
+    if downloads:
+        logger.info("site: %d list file(s) for download written beside the editions", downloads)
     logger.info(
         "site %s: %d page(s), %d written, %d removed in %.1f s (CPU by phase: %s)",
         result.out, result.pages, result.written, result.removed, result.seconds,

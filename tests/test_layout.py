@@ -37,6 +37,15 @@ def test_rating_policy_is_below_the_orchestration() -> None:
     assert _imported_top_levels("rating") & {"flows", "tasks", "prefect", "website"} == set()
 
 
+def test_delivery_is_below_the_orchestration() -> None:
+    """Composing and sending mail (delivery/) runs without Prefect, a warehouse or a task; only
+    tasks/deliver.py wires it to the record."""
+    assert _imported_top_levels("delivery") & {"flows", "tasks", "prefect", "warehouse", "sqlalchemy",
+                                                "website", "rating", "engine"} == set()
+    for package in ("formats", "validations", "engine", "warehouse", "rating", "website"):
+        assert "delivery" not in _imported_top_levels(package), package
+
+
 def test_tasks_rate_is_one_call() -> None:
     """tasks/rate.py wraps rating.rate_federation and holds no rule of a federation."""
     text = (ROOT / "tasks" / "rate.py").read_text(encoding="utf-8")
@@ -51,9 +60,10 @@ def test_tasks_rate_is_one_call() -> None:
 FLOW_ALLOWED = {"warehouse.guard"}
 #: The flow modules: they orchestrate tasks and import no stage (issue 13).
 FLOW_MODULES = ("nightly.py", "backfill.py", "whatif.py", "check.py", "orchestration.py", "seed.py", "decide.py", "site.py",
-                "lookup.py", "deployments.py")
+                "lookup.py", "deployments.py", "delivery.py")
 #: Every CLI command (its function's name in flows/cli.py): each runs a flow, never a stage (issue 13).
-CLI_COMMANDS = ("run", "seed", "backfill", "whatif", "check", "list_", "report", "approve", "decline", "site")
+CLI_COMMANDS = ("run", "seed", "backfill", "whatif", "check", "list_", "report", "approve", "decline", "site",
+                "organiser_add", "organiser_list", "organiser_remove", "deliveries")
 #: The one helper of flows/cli.py that may open the warehouse: commands call it to migrate (or
 #: refuse, in one line) before their flow starts, as ``run`` always did; it reads nothing.
 CLI_OPENS_WAREHOUSE = {"_engine", "_read_engine"}   # _read_engine: _engine once the file is found

@@ -674,6 +674,19 @@ def render_report(
     raise ReportError(f"report format must be 'markdown' or 'html', not {fmt!r}")
 
 
+@dataclass(frozen=True)
+class WrittenReport:
+    """A report as written tonight: what e-mail delivery sends (``tasks/deliver.py``)."""
+
+    federation: str
+    competition_id: str   #: the competition (or, for a file that holds none, the file)
+    name: str | None
+    status: str
+    source: str | None    #: the file it was read from
+    markdown: str         #: path of the Markdown file
+    html: str             #: path of the HTML file beside it
+
+
 def write_report(report: CompetitionReport, folder: Path, *, sync: bool = True) -> tuple[Path, Path]:
     """Write ``<federation>/<competition_id>.md`` and ``.html`` under ``folder``.
 

@@ -183,6 +183,7 @@ class Competition(SQLModel, table=True):
     source: str | None = Field(default=None, sa_type=_TEXT)  #: file name
     source_sha256: str = Field(sa_type=_TEXT)  #: checksum of the file's bytes
     rounds_declared: int | None = None  #: rounds the file announces (TRF XXR, OpenGotha numberOfRounds)
+    organiser_email: str | None = Field(default=None, sa_type=_TEXT)  #: the file's address for the report
     status: str = Field(sa_type=_TEXT)  #: accepted | rejected | superseded
     outcome: str = Field(sa_type=_TEXT)  #: accepted | rejected (kept when superseded)
     load_id: int = Field(foreign_key="loads.id", sa_type=sa.BigInteger())

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 from markupsafe import Markup
 
+from formats.list_exports import FORMAT_LABELS, SITE_DOWNLOADS, ListHeader, export_file_name
 from warehouse import site as queries
 from website import frames
 from website.errors import SiteError
@@ -866,6 +867,13 @@ def _render_federation(
         return {pid: player_names.get(pid) for pid in ids if pid is not None}
 
     # Editions: one page each, and the current one again as the federation's list.
+    def downloads(e: Mapping[str, Any]) -> list[dict[str, str]]:
+        """The edition in the federation's own list formats, beside it in ``downloads/``
+        (the files are written by ``tasks.site.write_list_downloads``)."""
+        header = ListHeader(fed.federation, int(e["edition"]), e["as_of"], e.get("list_name"))
+        return [{"label": FORMAT_LABELS[f], "name": export_file_name(header, f)}
+                for f in SITE_DOWNLOADS.get(str(fed.info.get("system")), ())]
+
     def edition_path(e: Mapping[str, Any], as_list: bool) -> str:
         return f"{base}/index.html" if as_list else f"{base}/editions/{e['edition']}.html"
 
@@ -906,7 +914,7 @@ def _render_federation(
                          facets((r["category"] for r in rows), (r["status"] for r in rows)))
         html, filters = formatted
         ctx = {**common, "edition": shown(e), **filters, "extra_columns": extra_columns, "is_current": e is latest,
-               "changes_only": not in_full, "previous": previous, "rows": html}
+               "changes_only": not in_full, "previous": previous, "rows": html, "downloads": downloads(e)}
         if as_list:
             writer.write_keyed(edition_path(e, as_list), key,
                                lambda: edition_page.render(root="../", **ctx, corrections=None, is_list=True))

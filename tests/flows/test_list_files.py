@@ -73,3 +73,26 @@ def test_a_missing_edition_is_one_line(night: Path) -> None:
     done = ratings(night, "list", "--federation", "ajusc", "--edition", "999", "--format", "egd")
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == ["ratings: no list published for ajusc edition 999: run `ratings run` first"]
+
+
+def test_the_site_offers_each_edition_in_the_federations_format(night: Path) -> None:
+    """``ratings run`` wrote the site (``site/``): beside each AJUSC edition, its spreadsheet,
+    byte for byte the file ``ratings list --edition N --format xlsx`` writes, linked from the
+    edition's page."""
+    folder = night / "site" / "ajusc" / "downloads"
+    files = sorted(folder.glob("*.xlsx"))
+    pages = sorted((night / "site" / "ajusc" / "editions").glob("[0-9]*.html"))
+    assert len(files) == len(pages) > 0
+    for page in pages[:2] + pages[-1:]:
+        number = page.stem
+        out = night / f"edition-{number}.xlsx"
+        done = ratings(night, "list", "--federation", "ajusc", "--edition", number, "--format", "xlsx", "--out", str(out))
+        assert done.returncode == 0, done.stderr
+        (beside,) = [f for f in files if f"-edition-{number}-" in f.name]
+        assert beside.read_bytes() == out.read_bytes()
+        assert f'href="../../ajusc/downloads/{beside.name}" download>spreadsheet (xlsx)</a>' in page.read_text(
+            encoding="utf-8")
+    stamp = {f: f.stat().st_mtime_ns for f in files}
+    again = ratings(night, "site", "--out", "site")
+    assert again.returncode == 0, again.stderr
+    assert {f: f.stat().st_mtime_ns for f in files} == stamp   # a published edition's file is written once

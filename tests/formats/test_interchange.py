@@ -629,3 +629,46 @@ def test_ratings_edition_must_be_one_per_file() -> None:
     r = from_interchange(data, "season.ratings.csv")
     bad = r.findings.filter(pl.col("rule") == "format.csv.bad_edition")
     assert not r.ok and bad.select("line", "field").row(0) == (3, "edition")
+
+
+# --- organiser_email: who receives the report (DESIGN.md, "Delivery and the desk") -----------
+
+
+def _with_email(*emails: str) -> bytes:
+    return _file(*(row + f",{email}" for row, email in zip(GOOD, emails, strict=True)),
+                 header=HEADER + ",organiser_email")
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_organiser_email_is_read_normalised_by_both_paths(fast: bool) -> None:
+    data = _with_email("Club@Example.ORG", "", "Club@Example.ORG", "")
+    read = _read_noting_the_path(data, "c1.results.csv")[0] if fast else _row_reader(data, "c1.results.csv")
+    assert read.competitions.get_column("organiser_email").to_list() == ["Club@example.org"]
+    assert read.findings.height == 0
+    if fast:
+        assert _read_noting_the_path(data, "c1.results.csv")[1], "the vectorised path declined a good address"
+
+
+def test_a_bad_organiser_email_is_a_warning_naming_line_and_field() -> None:
+    read = formats.read_bytes(_with_email("not-an-address", "", "", ""), "c1.results.csv")
+    assert read.games.height == 4   # the games are rated all the same
+    assert read.competitions.get_column("organiser_email").to_list() == [None]
+    assert read.findings.select("rule", "severity", "line", "field").rows() == [
+        ("format.csv.bad_email", "warn", 2, "organiser_email")]
+    assert "the report goes to the organiser registered" in read.findings.get_column("message")[0]
+
+
+def test_two_addresses_for_one_competition_keep_the_first_with_a_warning() -> None:
+    read = formats.read_bytes(_with_email("a@example.org", "b@example.org", "", ""), "c1.results.csv")
+    assert read.competitions.get_column("organiser_email").to_list() == ["a@example.org"]
+    assert read.findings.select("rule", "line", "field").rows() == [
+        ("format.csv.inconsistent_competition", 3, "organiser_email")]
+
+
+@pytest.mark.parametrize("hostile", ["a@example.org\r\nBcc: x@example.org", "a@example.org, b@example.org",
+                                     '"a\\"@example.org', "a@localhost"])
+def test_hostile_addresses_are_refused(hostile: str) -> None:
+    from formats.address import AddressError, email_address
+
+    with pytest.raises(AddressError):
+        email_address(hostile)

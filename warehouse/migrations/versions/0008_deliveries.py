@@ -1,9 +1,12 @@
-"""organisers and deliveries: who receives the reports, and what was sent to whom
+"""organisers, deliveries and competitions.organiser_email: who receives the reports, and
+what was sent to whom
 
 ``organisers`` is the installation's registry of organisers' addresses (``ratings
 organiser``); ``deliveries`` records every message, one row per version of a report
 (or digest) and recipient, unique, so a version is never sent twice
-(``warehouse/deliveries.py``).
+(``warehouse/deliveries.py``). ``competitions.organiser_email`` keeps the address a
+file gave (the interchange CSV's ``organiser_email`` column), so that a later version of
+the report (an officer's decision, a correcting edition) reaches the same organiser.
 
 Revision ID: 0008
 Revises: 0007
@@ -22,7 +25,9 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    """Create both tables and their indexes."""
+    """Create both tables and their indexes, and the competitions' column."""
+    with op.batch_alter_table("competitions") as batch:
+        batch.add_column(sa.Column("organiser_email", sa.String(), nullable=True))
     op.create_table(
         "organisers",
         sa.Column("id", sa.BigInteger(), autoincrement=False, nullable=False),
@@ -66,3 +71,5 @@ def downgrade() -> None:
     op.drop_table("deliveries")
     op.drop_index("ix_organisers_federation", table_name="organisers")
     op.drop_table("organisers")
+    with op.batch_alter_table("competitions") as batch:
+        batch.drop_column("organiser_email")
