@@ -78,18 +78,25 @@ def inbox_units(inbox: Path) -> list[Path | list[Path]]:
 
 def copy_to_inbox(paths: Sequence[str | Path], folder: Path, *, error: type[ValueError] = ValueError,
                   label: str = "") -> None:
-    """Copy ``paths`` into the inbox ``folder``, one subfolder per argument (two files of the
-    same name stay apart), for a run that reads files given on the command line.
+    """Copy ``paths`` into the inbox ``folder`` for a run that reads files given on the command
+    line: together, as in the inbox (the files of one Swiss Perfect tournament, ``.ini``,
+    ``.rnd``, ``.stg``, are read as one unit), except that two files of the same name go to
+    subfolders of their own and stay apart.
 
     Raises
     ------
     ValueError
         (``error``) A file is missing or unreadable: ``<label><name>: cannot read the file: ...``.
     """
-    for index, name in enumerate(paths):
+    used: list[set[str]] = []
+    for name in paths:
         path = Path(name)
+        index = next((i for i, names in enumerate(used) if path.name not in names), len(used))
+        if index == len(used):
+            used.append(set())
+        used[index].add(path.name)
         target = folder / f"{index:03d}"
-        target.mkdir()
+        target.mkdir(exist_ok=True)
         try:
             if path.is_dir():
                 shutil.copytree(path, target / path.name)

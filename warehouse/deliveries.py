@@ -281,7 +281,7 @@ def due_deliveries(engine: Engine, now: dt.datetime | None = None, federation: s
     now = now or dt.datetime.now(dt.UTC)
     query = sa.select(
         _D.c.id, _D.c.kind, _D.c.federation, _D.c.competition_id, _D.c.version, _D.c.recipient, _D.c.subject,
-        _D.c.report_path, _D.c.message_id, _D.c.attempts, _D.c.next_attempt_at,
+        _D.c.report_path, _D.c.message_id, _D.c.attempts, _D.c.next_attempt_at, _D.c.status,
     ).where(_D.c.status.in_(("queued", "failed"))).order_by(_D.c.id)
     if federation is not None:
         query = query.where(_D.c.federation == federation)
@@ -290,7 +290,8 @@ def due_deliveries(engine: Engine, now: dt.datetime | None = None, federation: s
     due = []
     for row in rows:
         at = _utc(row.next_attempt_at)
-        if at is None or at <= now:
+        # A failed row without a next try has spent its tries: it waits for the officer.
+        if (at is None and row.status == "queued") or (at is not None and at <= now):
             due.append(Queued(int(row.id), row.kind, row.federation, row.competition_id, row.version,
                               row.recipient, row.subject, row.report_path, row.message_id, int(row.attempts)))
     return due

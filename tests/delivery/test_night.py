@@ -219,3 +219,32 @@ def test_organiser_commands_refuse_mistakes_in_one_line(tmp_path: Path) -> None:
     assert done.returncode == 0 and "nothing e-mailed yet" in done.stdout
     missing = ratings(tmp_path, "deliveries", "--warehouse", f"sqlite:///{tmp_path / 'typo.db'}")
     assert missing.returncode == 1 and not (tmp_path / "typo.db").exists()
+
+
+def test_an_officers_decision_sends_the_new_version_of_the_report(tmp_path: Path) -> None:
+    """A TSH file that names no lexicon is held; the organiser (registered by the inbox folder)
+    is told so, then told again once the officer approved it and the next night rated it."""
+    inbox = tmp_path / "inbox"
+    (inbox / "ajusc" / "manresa").mkdir(parents=True)
+    (inbox / "ajusc" / "manresa" / "lliga-manresa.t").write_text(
+        "#date 2025-10-04\nPuig, Anna 1200 2 3 4; 400 400 400\nVila, Pere 1100 1 4 3; 300 400 400\n"
+        "Roca, Marta 1000 4 1 2; 400 300 300\nSoler, Jan 1000 3 2 1; 300 300 300\n", encoding="utf-8")
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    added = ratings(tmp_path, "organiser", "add", "--federation", "ajusc", "--folder", "manresa", "--email",
+                    "manresa@example.org", "--warehouse", url)
+    assert added.returncode == 0, added.stderr
+    with SMTPServer() as server:
+        config = server.config(tmp_path)
+        code, out, err = _run(tmp_path, config)
+        assert code == 0, err
+        (held,) = [m.message for m in server.received if m.recipients == ["manresa@example.org"]]
+        assert str(held["Subject"]).endswith(": held for the rating officer's decision")
+        competition = str(held["Subject"]).split(" (")[-1].split("):")[0]
+        approved = ratings(tmp_path, "approve", "--federation", "ajusc", competition, "--note", "Catalan lexicon",
+                           "--warehouse", url)
+        assert approved.returncode == 0, approved.stderr
+        code, out, err = _run(tmp_path, config)
+        assert code == 0, err
+        again = [m.message for m in server.received if m.recipients == ["manresa@example.org"]]
+    assert len(again) == 2 and "accepted" in str(again[1]["Subject"])
+    assert again[0]["Message-ID"] != again[1]["Message-ID"]

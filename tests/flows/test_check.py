@@ -97,3 +97,47 @@ def test_check_escapes_a_hostile_file_name(tmp_path: Path) -> None:
     assert checked.returncode == 0, checked.stderr
     assert "\x1b" not in checked.stdout
     assert "Validation report" in checked.stdout
+
+
+#: The other real files of ../shared/data, each set checked together, then one night of it.
+OTHERS = [
+    ("manacup", ("data", "ajusc", "manacup_2025_26"), "*"),
+    ("go", ("data", "go"), "*.*"),
+    ("chess", ("data", "chess"), "*"),
+    ("scrabble", ("data", "scrabble"), "*"),
+]
+
+
+@pytest.mark.parametrize(("label", "parts", "pattern"), OTHERS, ids=[o[0] for o in OTHERS])
+def test_check_predicts_the_night_on_every_other_real_file(tmp_path: Path, label: str, parts: tuple[str, ...],
+                                                           pattern: str) -> None:
+    """The Swiss Perfect, OpenGotha, Pairgoth, TRF, chess-results and TSH files: what ``check``
+    predicts for each competition (or unreadable file) is what the night records."""
+    folder = shared_path(*parts)
+    files = sorted(p for p in folder.glob(pattern) if p.is_file())
+    assert files
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    checked = ratings(tmp_path, "check", *map(str, files), "--format", "json", "--warehouse", url)
+    assert checked.returncode == 0, checked.stderr
+    predicted = {(r["federation"], r["competition_id"]): r["status"] for r in json.loads(checked.stdout)}
+    assert predicted and not (tmp_path / "w.db").exists()
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for path in files:
+        shutil.copy(path, inbox / path.name)
+    night = ratings(tmp_path, "run", "--inbox", str(inbox), "--no-site", "--warehouse", url)
+    assert night.returncode in (0, 1), night.stderr
+    with sa.create_engine(url).connect() as connection:
+        rows = connection.execute(sa.text(
+            "SELECT federation, competition_id, status FROM competitions WHERE status != 'superseded'")).all()
+    recorded = {(fed, cid): status for fed, cid, status in rows}
+    # The warehouse keeps accepted for a report's "accepted, some games excluded".
+    stored = {"accepted_with_exclusions": "accepted"}
+    competitions = {key: stored.get(status, status) for key, status in predicted.items() if key in recorded}
+    assert competitions == {key: recorded[key] for key in competitions}
+    # Every competition the night recorded was predicted, and every prediction is a competition the
+    # night recorded or a file it could not read (whose report ``ratings report FILE`` shows).
+    assert set(recorded) <= set(predicted)
+    for fed, name in set(predicted) - set(recorded):
+        shown = ratings(tmp_path, "report", name, "--warehouse", url)
+        assert shown.returncode == 0, (fed, name, shown.stderr)
