@@ -181,11 +181,11 @@ class Digest:
     def html(self, site_url: str | None = None) -> str:
         """The digest as an HTML page (every value escaped)."""
         e = html.escape
-        body = [f"<h1>{e(self.subject())}</h1>"]
+        body = [f'<h1 style="font-size:1.35rem">{e(self.subject())}</h1>']
         for message in self.errors:
             body.append(f"<p><strong>Internal error:</strong> {e(_plain(message))}</p>")
         for title, lines in self.sections():
-            body.append(f"<h2>{e(title)}</h2><ul>")
+            body.append(f'<h2 style="font-size:1.1rem;margin-top:1.4rem">{e(title)}</h2><ul>')
             for line in lines:
                 what = e(_plain(line.what))
                 if site_url and line.link:
@@ -193,7 +193,10 @@ class Digest:
                 body.append(f"<li>{e(line.federation.upper())} {what}: {e(_plain(line.detail))}</li>")
             body.append("</ul>")
         return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-                f"<title>{e(self.subject())}</title></head><body>{''.join(body)}</body></html>")
+                f"<title>{e(self.subject())}</title></head>"
+                '<body style="font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:46rem;'
+                'margin:1rem auto;padding:0 1rem;line-height:1.5;color:#1f2933">'
+                f"{''.join(body)}</body></html>")
 
 
 def _plain(text: str) -> str:
