@@ -673,6 +673,13 @@ def publish_federation(
         published = Published(batch.federation, None, 0, 0)
     ids = [*batch.competitions.get_column("competition_id").unique(maintain_order=True).to_list(),
            *(also_report or [])]
+    if published.correcting_edition is not None and run is not None:
+        # A late competition changed figures already published: the reports of the competitions
+        # it re-rated are written again (their rating changes are not the ones sent), and e-mail
+        # delivery sends those whose content changed as a new version.
+        known = set(ids)
+        ids += [cid for cid in run.changes.get_column("competition_id").unique(maintain_order=True).to_list()
+                if cid not in known]
     reports = reports_from_warehouse(db, batch.federation, ids, progress)
     reports += unreadable_file_reports(batch)
     root = Path(reports_dir)

@@ -235,7 +235,7 @@ def test_an_officers_decision_sends_the_new_version_of_the_report(tmp_path: Path
     assert added.returncode == 0, added.stderr
     with SMTPServer() as server:
         config = server.config(tmp_path)
-        code, out, err = _run(tmp_path, config)
+        code, _out, err = _run(tmp_path, config)
         assert code == 0, err
         (held,) = [m.message for m in server.received if m.recipients == ["manresa@example.org"]]
         assert str(held["Subject"]).endswith(": held for the rating officer's decision")
@@ -243,8 +243,31 @@ def test_an_officers_decision_sends_the_new_version_of_the_report(tmp_path: Path
         approved = ratings(tmp_path, "approve", "--federation", "ajusc", competition, "--note", "Catalan lexicon",
                            "--warehouse", url)
         assert approved.returncode == 0, approved.stderr
-        code, out, err = _run(tmp_path, config)
+        code, _out, err = _run(tmp_path, config)
         assert code == 0, err
         again = [m.message for m in server.received if m.recipients == ["manresa@example.org"]]
     assert len(again) == 2 and "accepted" in str(again[1]["Subject"])
     assert again[0]["Message-ID"] != again[1]["Message-ID"]
+
+
+def test_a_correcting_edition_resends_the_reports_whose_figures_changed(tmp_path: Path) -> None:
+    """A championship that arrives late (dated before one already rated) re-rates it: the later
+    championship's organiser receives its report again, with the new rating changes."""
+    _inbox(tmp_path)
+    _register(tmp_path)
+    with SMTPServer() as server:
+        config = server.config(tmp_path)
+        code, _, err = _run(tmp_path, config)
+        assert code == 0, err
+        first = len(server.received)
+        late = (SAMPLE / "CAT-2025-02.results.csv").read_text(encoding="utf-8").replace(
+            "CAT-2025-02", "CAT-2025-04").replace("2025-11-15", "2025-12-20").replace("Campionat de Lleida", "Late")
+        (tmp_path / "inbox" / "CAT-2025-04.results.csv").write_text(late, encoding="utf-8")
+        code, _out, err = _run(tmp_path, config)
+        assert code == 0, err
+        new = {str(m.message["Subject"]).split(" (")[-1].split("):")[0]: m for m in server.received[first:]
+               if m.recipients != ["officer@example.org"]}
+    assert "CAT-2025-04" in new and "CAT-2026-01" in new        # the late one, and the one it re-rated
+    assert "CAT-2025-01" not in new and "CAT-2025-02" not in new  # rated before it: unchanged, not sent
+    body = new["CAT-2026-01"].message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    assert "correct" in body.lower()
