@@ -678,8 +678,12 @@ def publish_federation(
         # it re-rated are written again (their rating changes are not the ones sent), and e-mail
         # delivery sends those whose content changed as a new version.
         known = set(ids)
-        ids += [cid for cid in run.changes.get_column("competition_id").unique(maintain_order=True).to_list()
-                if cid not in known]
+        rewritten = [cid for cid in run.changes.get_column("competition_id").unique(maintain_order=True).to_list()
+                     if cid not in known]
+        ids += rewritten
+    else:
+        rewritten = []
+    again = set(rewritten)   # written again, not tonight's: not among the night's outcomes
     reports = reports_from_warehouse(db, batch.federation, ids, progress)
     reports += unreadable_file_reports(batch)
     root = Path(reports_dir)
@@ -690,7 +694,8 @@ def publish_federation(
         checkpoint("report")
         # A bulk night flushes its files once at the end instead of an fsync per file.
         paths = validations.write_report(report, root, sync=not bulk)
-        published.reports[report.competition_id] = report.status
+        if report.competition_id not in again:
+            published.reports[report.competition_id] = report.status
         published.report_paths += [str(p) for p in paths]
         published.written.append(WrittenReport(report.federation, report.competition_id, report.name, report.status,
                                                report.source, str(paths[0]), str(paths[1])))

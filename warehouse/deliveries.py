@@ -153,7 +153,8 @@ def add_organiser(
     if competitions and folder:
         raise DeliveryError("an organiser entry matches by --competitions or by --folder, not both")
     with write_transaction(engine) as conn:
-        same = (_O.c.federation == federation) & (_O.c.email == email) & (
+        # The same mailbox, whatever the case of its letters: one entry.
+        same = (_O.c.federation == federation) & (sa.func.lower(_O.c.email) == email.lower()) & (
             _O.c.competitions.is_(None) if competitions is None else _O.c.competitions == competitions) & (
             _O.c.folder.is_(None) if folder is None else _O.c.folder == folder)
         existing = conn.execute(sa.select(_O.c.id).where(same)).scalar()
