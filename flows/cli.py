@@ -919,6 +919,77 @@ def report(
         sys.stdout.write(text)
 
 
+account_app = typer.Typer(help="The desk's accounts: organisers and rating officers.", no_args_is_help=True)
+app.add_typer(account_app, name="account")
+
+
+class Role(str, Enum):
+    organiser = "organiser"
+    officer = "officer"
+
+
+def _password_from_stdin() -> str:
+    """The first line of stdin (``--password-stdin``): never an argument, which ``ps`` would show."""
+    line = sys.stdin.readline()
+    password = line.removesuffix("\n")
+    if not password:
+        _fail("--password-stdin: no password on standard input (echo it in, or type it and press Enter)")
+    return password
+
+
+def _account(action: str, username: str, warehouse_url: str | None, role: str | None = None,
+             federation: str | None = None, hashed: str | None = None) -> None:
+    """Run the ``account`` flow; one line: what was done to which account."""
+    from flows.desk import account
+
+    _engine(warehouse_url)  # migrate (or refuse) before the flow starts
+    done = _quiet_flow(account, warehouse_url, action=action, username=username, role=role,
+                       federation=federation, hashed=hashed)
+    what = {"add": "created", "reset": "password reset (its sessions ended)",
+            "disable": "disabled (its sessions ended)"}[action]
+    typer.echo(f"account {done.username} ({done.role}" + (f", {done.federation}" if done.federation else "")
+               + f"): {what}")
+
+
+@account_app.command("add")
+@_friendly
+def account_add(
+    username: Annotated[str, typer.Argument(help="The user name to sign in with.")],
+    role: Annotated[Role, typer.Option("--role", help="organiser (sends files) or officer (decides, manages accounts).")],
+    password_stdin: Annotated[bool, typer.Option("--password-stdin", help="Read the password from standard input.")] = False,
+    federation: FederationOpt = None,
+    warehouse_url: WarehouseOpt = None,
+) -> None:
+    """Create a desk account (the first officer's, then any)."""
+    from tasks.desk import password_hash
+
+    if not password_stdin:
+        _fail("give --password-stdin and the password on standard input (never on the command line)", code=64)
+    _account("add", username, warehouse_url, role.value, federation, password_hash(_password_from_stdin()))
+
+
+@account_app.command("reset")
+@_friendly
+def account_reset(
+    username: Annotated[str, typer.Argument(help="The account's user name.")],
+    warehouse_url: WarehouseOpt = None,
+) -> None:
+    """Set a new password (read from standard input) and enable the account again."""
+    from tasks.desk import password_hash
+
+    _account("reset", username, warehouse_url, hashed=password_hash(_password_from_stdin()))
+
+
+@account_app.command("disable")
+@_friendly
+def account_disable(
+    username: Annotated[str, typer.Argument(help="The account's user name.")],
+    warehouse_url: WarehouseOpt = None,
+) -> None:
+    """Disable an account: it can no longer sign in, and its sessions end."""
+    _account("disable", username, warehouse_url)
+
+
 organiser_app = typer.Typer(
     help="The organisers' addresses: who receives each report (DESIGN.md, \"Delivery and the desk\").",
     no_args_is_help=True)
@@ -991,6 +1062,23 @@ class DeliveriesFormat(str, Enum):
 
     text = "text"
     json = "json"
+
+
+@app.command()
+@_friendly
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on (default: this machine only).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")] = 8470,
+    inbox: Annotated[Path, typer.Option("--inbox", help="The nightly run's inbox (confirmed files go there).")] = Path("inbox"),
+    warehouse_url: WarehouseOpt = None,
+) -> None:
+    """Serve the desk: organisers upload and check files, the rating officer decides (Ctrl-C stops it)."""
+    from flows.desk import desk
+
+    inbox.mkdir(parents=True, exist_ok=True)
+    _engine(warehouse_url)  # migrate (or refuse) before the flow starts
+    typer.echo(f"the desk: http://{host}:{port}/ (Ctrl-C stops it)", err=True)
+    _quiet_flow(desk, warehouse_url, host=host, port=port, inbox=str(inbox.resolve()))
 
 
 @app.command()

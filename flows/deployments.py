@@ -9,11 +9,13 @@ builds them: ``flows.deployments.nightly`` is the ``nightly`` flow, and so on.
 from __future__ import annotations
 
 from flows.backfill import backfill as _backfill
+from flows.desk import desk as _desk
 from flows.nightly import nightly as _nightly
 from flows.whatif import whatif as _whatif
 
-__all__ = ["backfill", "nightly", "whatif"]
+__all__ = ["backfill", "desk", "nightly", "whatif"]
 
 nightly = _nightly.prefect
 backfill = _backfill.prefect
 whatif = _whatif.prefect
+desk = _desk.prefect

@@ -60,10 +60,11 @@ def test_tasks_rate_is_one_call() -> None:
 FLOW_ALLOWED = {"warehouse.guard"}
 #: The flow modules: they orchestrate tasks and import no stage (issue 13).
 FLOW_MODULES = ("nightly.py", "backfill.py", "whatif.py", "check.py", "orchestration.py", "seed.py", "decide.py", "site.py",
-                "lookup.py", "deployments.py", "delivery.py")
+                "lookup.py", "deployments.py", "delivery.py", "desk.py")
 #: Every CLI command (its function's name in flows/cli.py): each runs a flow, never a stage (issue 13).
 CLI_COMMANDS = ("run", "seed", "backfill", "whatif", "check", "list_", "report", "approve", "decline", "site",
-                "organiser_add", "organiser_list", "organiser_remove", "deliveries")
+                "organiser_add", "organiser_list", "organiser_remove", "deliveries",
+                "account_add", "account_reset", "account_disable", "serve")
 #: The one helper of flows/cli.py that may open the warehouse: commands call it to migrate (or
 #: refuse, in one line) before their flow starts, as ``run`` always did; it reads nothing.
 CLI_OPENS_WAREHOUSE = {"_engine", "_read_engine"}   # _read_engine: _engine once the file is found
@@ -122,3 +123,19 @@ def test_the_cli_runs_flows_not_stages() -> None:
         assert "run_flow" in reached, name
         for helper in sorted(seen):
             assert _stage_imports(_imported_modules(functions[helper])) == set(), (name, helper)
+
+
+def test_only_the_desks_task_imports_the_desk() -> None:
+    """The desk (web app) may use the pipeline; nothing of the pipeline depends on it, except the
+    task that serves it (``tasks/desk.py``, run by the ``desk`` flow of ``ratings serve``)."""
+    importers = set()
+    for package in ("flows", "tasks", "formats", "validations", "engine", "rating", "warehouse", "website", "delivery"):
+        for path in (ROOT / package).rglob("*.py"):
+            if "desk" in {m.split(".")[0] for m in _imported_modules(ast.parse(path.read_text(encoding="utf-8")))}:
+                importers.add(str(path.relative_to(ROOT)))
+    assert importers == {"tasks/desk.py"}
+    assert _imported_top_levels("desk") <= {
+        "desk", "flows", "tasks", "warehouse", "formats", "website", "starlette", "uvicorn", "itsdangerous",
+        "jinja2", "__future__", "contextvars", "hashlib", "json", "os", "secrets", "shutil", "tempfile",
+        "threading", "time", "collections", "dataclasses", "pathlib", "typing", "datetime", "unicodedata",
+    }

@@ -11,6 +11,7 @@ and the error classes of :mod:`warehouse.errors`.
 """
 
 from warehouse import (
+    accounts,  # noqa: F401 - registers the desk tables (accounts, sessions, uploads, audit)
     decisions,  # noqa: F401 - registers the officer_decisions table
     deliveries,  # noqa: F401 - registers the organisers and deliveries tables
 )
