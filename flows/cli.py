@@ -132,6 +132,13 @@ def _root(
 
     Every command takes --config FILE (before or after its name) or $RATINGS_CONFIG.
     """
+    if "RATINGS_LOCK_WAIT_S" in os.environ:   # nan would wait forever: a usage error, before anything runs
+        from warehouse.guard import lock_wait_s
+
+        try:
+            lock_wait_s()
+        except ValueError as error:
+            _fail(str(error), code=64)
 
 
 P = ParamSpec("P")
@@ -486,6 +493,15 @@ def run(
         raise typer.Exit(code=errors.EXIT_INTERNAL)
 
 
+def _shown(text: object) -> str:
+    """Text from a file as the terminal shows it: control characters escaped, no rich markup."""
+    from rich.markup import escape
+
+    from tasks.check import terminal_text
+
+    return escape(terminal_text(text, keep=""))
+
+
 def _print_summary(summary) -> None:  # type: ignore[no-untyped-def]
     from rich.console import Console
     from rich.table import Table
@@ -505,7 +521,7 @@ def _print_summary(summary) -> None:  # type: ignore[no-untyped-def]
         rows = [row for row in rows if row[2] != "accepted"]
     table = Table("federation", "competition", "status")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*map(_shown, row))
     if table.row_count:
         console.print(table)
     outcomes = getattr(summary, "file_outcomes", {})
@@ -516,7 +532,7 @@ def _print_summary(summary) -> None:  # type: ignore[no-untyped-def]
     if outcomes:
         files = Table("file", "outcome")
         for name, text in sorted(outcomes.items()):
-            files.add_row(name, text)
+            files.add_row(_shown(name), _shown(text))
         console.print(files)
     for fed, pub in sorted(summary.published.items()):
         if fed == "unknown":   # the files of no federation: reported above, no list of theirs
@@ -598,6 +614,8 @@ def backfill(
     federation_config(federation)
     start = _parse_date(from_, "--from")
     end = _parse_date(to, "--to")
+    if start is not None and end is not None and end < start:
+        _fail(f"--to {end} is before --from {start}: give a --to on or after --from", code=64)
     _engine(warehouse_url)
     from flows.backfill import backfill as backfill_flow
     from flows.orchestration import run_flow
@@ -915,8 +933,10 @@ def report(
     if rendered is None:
         _fail(f"no competition {competition_id!r}" + (f" for {federation}" if federation else "")
               + " in the warehouse, nor a file of that name")
+    from tasks.check import terminal_text
+
     for text in rendered:
-        sys.stdout.write(text)
+        sys.stdout.write(terminal_text(text))
 
 
 account_app = typer.Typer(help="The desk's accounts: organisers and rating officers.", no_args_is_help=True)

@@ -116,7 +116,7 @@ def nightly(
     finished: list[FederationBatch] = []
     changes: dict[str, pl.DataFrame] = {}
     failed_files: dict[str, str] = {}
-    validated = _validate_on_dask(ingested.batches, gx_root, warehouse_url) if on_dask() else {}
+    validated = _validate_on_dask(ingested.batches, gx_root, warehouse_url, as_of) if on_dask() else {}
     last = max(ingested.batches, default=None)
     for fed, batch in sorted(ingested.batches.items()):
         stage = "validate"
@@ -130,7 +130,7 @@ def nightly(
                     batch = outcome
                 else:
                     try:
-                        batch = call(validate_batch, batch, config, gx_root, warehouse_url)
+                        batch = call(validate_batch, batch, config, gx_root, warehouse_url, as_of)
                     finally:
                         if fed == last and not gx_root:
                             # Nothing else of the night needs it: its memory goes before the rating's.
@@ -170,7 +170,8 @@ def nightly(
             changes[fed] = run.changes
     summary.file_outcomes, summary.summary_markdown = call(
         summarise_night, finished, changes, summary.competitions, as_of=as_of,
-        skipped=summary.files_skipped, ignored=summary.files_ignored, failed=failed_files,
+        skipped=summary.files_skipped, ignored=summary.files_ignored,
+        failed={**ingested.file_outcomes, **failed_files},
         files=[b.files for b in ingested.batches.values()],
     )
     logger.info("nightly as of %s: %d file(s) seen, %d skipped", as_of, summary.files_seen,
@@ -216,7 +217,7 @@ def _deliver(summary: NightlyRun, published: list[Published], warehouse_url: str
 
 
 def _validate_on_dask(
-    batches: dict[str, FederationBatch], gx_root: str | None, warehouse_url: str | None,
+    batches: dict[str, FederationBatch], gx_root: str | None, warehouse_url: str | None, as_of: date,
 ) -> dict[str, FederationBatch | Exception]:
     """Every known federation's ``validate_batch``, submitted to the Dask workers at once.
 
@@ -231,7 +232,8 @@ def _validate_on_dask(
             continue
         if config:
             known.append((fed, config))
-    outcomes = call_each(validate_batch, [(batches[fed], config, gx_root, warehouse_url) for fed, config in known])
+    outcomes = call_each(validate_batch, [(batches[fed], config, gx_root, warehouse_url, as_of)
+                                         for fed, config in known])
     return {fed: outcome for (fed, _), outcome in zip(known, outcomes, strict=True)}
 
 

@@ -7,6 +7,7 @@ flow which inbox entries belong together.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from formats.swissperfect import (
 from formats.trf import from_trf, looks_like_trf
 from formats.tsh import from_tsh, from_tsh_newt, looks_like_tsh, looks_like_tsh_newt
 
-__all__ = ["READERS", "RatingsFileError", "detect", "read", "read_bytes", "read_ratings"]
+__all__ = ["READERS", "RatingsFileError", "detect", "read", "read_bytes", "read_ratings", "stand_in_bytes"]
 
 Reader = Callable[..., ReadResult]
 
@@ -190,6 +191,10 @@ def read_bytes(data: bytes, name: str, *, federation: str | None = None) -> Read
             federation=federation,
             line=1,
         )
+    rows = limits.too_many_rows(data, fmt)
+    if rows is not None:   # refused before a million rows are parsed
+        return ReadResult.refused(name, data, "limits.too_many", rows, fmt=fmt,
+                                  federation=federation, field="rows")
     home = HOME_FEDERATIONS.get(fmt)
     if (
         federation is not None
@@ -280,15 +285,16 @@ def read(path: Path | Sequence[Path], *, federation: str | None = None) -> ReadR
             )
         return _read_set(members, federation)
     try:
-        oversize = limits.too_large(path.stat().st_size)
-        if oversize is not None:   # refused before it is read into memory
-            return ReadResult.refused(path.name, b"", "limits.file_too_large", oversize,
-                                      federation=federation)
+        stat = path.stat()
+        oversize = limits.too_large(stat.st_size)
+        if oversize is not None:   # refused before it is read (or hashed) into memory
+            return ReadResult.refused(path.name, stand_in_bytes(path.name, stat), "limits.file_too_large",
+                                      oversize, federation=federation)
         data = path.read_bytes()
     except OSError as exc:
         return ReadResult.refused(
             path.name,
-            b"",
+            stand_in_bytes(path.name, None, str(exc.strerror)),
             "format.io",
             f"cannot read the file: {exc.strerror}",
             federation=federation,
@@ -302,6 +308,23 @@ def read(path: Path | Sequence[Path], *, federation: str | None = None) -> ReadR
         )
         return _read_set(siblings, federation)
     return read_bytes(data, path.name, federation=federation)
+
+
+def stand_in_bytes(name: str, stat: os.stat_result | None, why: str = "") -> bytes:
+    """What a file that is refused unread is known by in the load ledger (its checksum is
+    taken of these bytes): its name, size and modification time, or why it could not be read.
+
+    Two different files refused unread (two oversize files, an oversize file and an empty
+    one) then never share one checksum, so neither passes for an identical re-send of the
+    other; a file replaced under the same name (a new size or time) is read again.
+
+    Examples
+    --------
+    >>> stand_in_bytes("a.results.csv", None, "Permission denied") != stand_in_bytes("b.results.csv", None, "")
+    True
+    """
+    shape = f"{stat.st_size}:{stat.st_mtime_ns}" if stat is not None else why
+    return f"\0unread\0{name}\0{shape}".encode("utf-8", "surrogateescape")
 
 
 def group_inbox(paths: Sequence[Path]) -> list[Path | list[Path]]:
@@ -355,7 +378,7 @@ def _read_set(paths: list[Path], federation: str | None) -> ReadResult:
         except OSError as exc:
             return ReadResult.refused(
                 p.name,
-                b"",
+                stand_in_bytes(p.name, None, str(exc.strerror)),
                 "format.io",
                 f"cannot read the file: {exc.strerror}",
                 federation=federation,

@@ -13,6 +13,7 @@ produces.
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,8 @@ __all__ = [
     "MAX_ROUNDS",
     "check_value",
     "enforce",
+    "too_large",
+    "too_many_rows",
 ]
 
 #: Largest file a reader opens (bytes). A national season is a few megabytes.
@@ -160,12 +163,27 @@ def enforce(result: ReadResult) -> ReadResult:
             if federation is None and "federation" in frame.columns:
                 federation = _first_value(frame.get_column("federation"))
             rows += _frame_findings(frame, what, source, federation)
+    for what, frame, columns in (("game", result.games, ("player_a", "player_b")),
+                                 ("player", result.players, ("player_id",)),
+                                 ("bye", result.byes, ("player_id",))):
+        if frame.height and (what == "game" or not result.games.height):   # a game names the line
+            rows += _id_findings(frame, columns, what, source, federation)
     if result.players.height > MAX_PLAYERS:
         rows.append(_limit(source, federation, "players", result.players.height, MAX_PLAYERS))
     if result.games.height > MAX_GAMES:
         rows.append(_limit(source, federation, "games", result.games.height, MAX_GAMES))
     if not rows:
         return result
+    if any(row["rule"] == "limits.too_many" for row in rows):
+        # Refused whole: nothing of it goes on to validation, rating or the warehouse.
+        extra = pl.DataFrame([{**row, "competition_id": None} for row in rows if row["rule"] == "limits.too_many"],
+                             schema=FINDINGS_SCHEMA)
+        return replace(
+            result, competitions=result.competitions.clear(), players=result.players.clear(),
+            games=result.games.clear(), byes=result.byes.clear(), ratings=result.ratings.clear(),
+            findings=pl.concat([result.findings.filter(pl.col("competition_id").is_null()), extra],
+                               how="vertical_relaxed"),
+        )
     ids: pl.Series | list[str] = result.competitions.get_column("competition_id").drop_nulls().unique() if result.competitions.height else []
     if len(ids) == 1:
         # A player's bad value rejects the competition of a one-competition file.
@@ -173,6 +191,65 @@ def enforce(result: ReadResult) -> ReadResult:
             row["competition_id"] = row["competition_id"] or ids[0]
     extra = pl.DataFrame(rows, schema=FINDINGS_SCHEMA)
     return replace(result, findings=pl.concat([result.findings, extra], how="vertical_relaxed"))
+
+
+#: Longest player id accepted (FIDE ids have 9 digits, EGF PINs 8; a name is not an id).
+MAX_ID_CHARS = 64
+
+
+def id_problem(player_id: str) -> str | None:
+    """Why ``player_id`` is refused as a player id (``None``: it is accepted): an id that only
+    looks like another (full-width digits, an invisible or direction-changing character)
+    would make a second player of the same person, and an overlong one is not an id.
+
+    Examples
+    --------
+    >>> id_problem("1001") is None, id_problem("\\uff11\\uff10\\uff10\\uff11")
+    (True, "the id '１００１' holds look-alike characters (write it as '1001')")
+    >>> print(id_problem("10\\u200b01"))
+    the id '10\\u200b01' holds an invisible or control character (U+200B)
+    >>> id_problem("7" * 65)
+    'the id is 65 characters long, more than the limit of 64'
+    """
+    if len(player_id) > MAX_ID_CHARS:
+        return f"the id is {len(player_id)} characters long, more than the limit of {MAX_ID_CHARS}"
+    for char in player_id:
+        if unicodedata.category(char) in ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"):
+            shown = player_id.encode("unicode_escape").decode("ascii")
+            return f"the id '{shown}' holds an invisible or control character (U+{ord(char):04X})"
+    plain = unicodedata.normalize("NFKC", player_id)
+    if plain != unicodedata.normalize("NFC", player_id):   # an accent written in two code points is no look-alike
+        return f"the id {player_id!r} holds look-alike characters (write it as {plain!r})"
+    return None
+
+
+def _id_findings(frame: pl.DataFrame, columns: tuple[str, ...], what: str, source: str,
+                 federation: str | None) -> list[dict[str, Any]]:
+    """A ``reject`` finding for each bad id of ``columns`` (first 20): file, line and field."""
+    rows: list[dict[str, Any]] = []
+    for field in columns:
+        if field not in frame.columns or frame.schema[field] != pl.Utf8():
+            continue
+        ids = frame.get_column(field).drop_nulls().unique()
+        # Plain ASCII ids of sensible length (nearly every file) cost one vectorised test.
+        suspect = ids.filter(~ids.str.contains(r"^[\x20-\x7e]{0,64}$"))
+        if not suspect.len():
+            continue
+        bad = {pid: why for pid in suspect.to_list() if (why := id_problem(str(pid))) is not None}
+        if not bad:
+            continue
+        for row in frame.filter(pl.col(field).is_in(list(bad))).unique(field, keep="first",
+                                                                        maintain_order=True).head(20).iter_rows(named=True):
+            line = row.get("source_line")
+            rows.append({
+                "federation": row.get("federation") or federation,
+                "competition_id": row.get("competition_id"),
+                "rule": "limits.player_id", "severity": "reject",
+                "message": (f"{source}" + (f", line {line}" if line else "") + f", field {field!r}: "
+                            f"{bad[row[field]]} ({what}): correct the player's id in the file"),
+                "source": source, "line": line, "field": field,
+            })
+    return rows
 
 
 def _first_value(column: pl.Series) -> Any:
@@ -203,3 +280,31 @@ def too_large(size: int) -> str | None:
         return (f"the file is {size} bytes, more than the limit of {MAX_FILE_BYTES} bytes: "
                 "send one competition (or one season) per file")
     return None
+
+
+#: Formats with one data row per line (after a header): their row count is a line count.
+_ROW_PER_LINE = frozenset({"interchange-results", "interchange-players", "interchange-ratings",
+                           "interchange-aliases"})
+
+
+def too_many_rows(data: bytes, fmt: str) -> str | None:
+    """Why a file of format ``fmt`` is refused for its row count before it is parsed
+    (``None``: it is not, or the format has no row per line).
+
+    Counting the lines of the bytes costs milliseconds; parsing a million rows costs minutes.
+
+    Examples
+    --------
+    >>> too_many_rows(b"h\\n" + b"r\\n" * 3, "interchange-results") is None
+    True
+    >>> too_many_rows(b"h\\n" + b"r\\n" * (MAX_GAMES + 1), "interchange-results")[:24]
+    'the file holds more than'
+    """
+    if fmt not in _ROW_PER_LINE:
+        return None
+    limit = MAX_GAMES if fmt == "interchange-results" else MAX_PLAYERS
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    if lines - 1 <= limit:
+        return None
+    what = "games" if fmt == "interchange-results" else "rows"
+    return f"the file holds more than {limit} {what} ({lines - 1} lines), more than the limit: split it"

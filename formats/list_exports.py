@@ -37,6 +37,7 @@ from typing import Any
 import polars as pl
 
 from formats.fide_lists import MONTHS
+from formats.safety import escape_controls
 
 __all__ = [
     "BINARY_FORMATS", "EXPORT_FORMATS", "FORMAT_LABELS", "SITE_DOWNLOADS", "ListExportError", "ListHeader", "egd_left_out", "escape_controls",
@@ -58,7 +59,6 @@ FORMAT_LABELS: dict[str, str] = {"fide-txt": "FIDE TXT", "fide-xml": "FIDE XML",
 BINARY_FORMATS = frozenset({"xlsx"})
 
 _PIN = re.compile(r"\d{5,9}")
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 #: FIDE's TXT columns after the name: (label, width); the rating column's label is the month.
 _TXT_TAIL = (("Fed", 4), ("Sex", 4), ("Tit", 5), ("WTit", 5), ("OTit", 15), ("FOA", 4), (None, 6), ("Gms", 4),
              ("K", 4), ("B-day", 6), ("Flag", 4))
@@ -76,17 +76,6 @@ class ListHeader:
     edition: int
     as_of: date
     list_name: str | None = None
-
-
-def escape_controls(text: str) -> str:
-    """``text`` with every control character (and lone surrogate) written as its escape.
-
-    Examples
-    --------
-    >>> escape_controls("Anna\\x07 <b>&"), escape_controls("Müller\\u0085")
-    ('Anna\\\\x07 <b>&', 'Müller\\\\x85')
-    """
-    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
 
 
 def gor_grade(gor: float | None) -> str:

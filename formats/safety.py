@@ -10,15 +10,68 @@ SIGKILL) sees the old content or the new one, never half of it.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import re
 import tempfile
 from pathlib import Path
 
-__all__ = ["UnsafePathError", "atomic_write_bytes", "atomic_write_text", "path_inside", "safe_filename"]
+__all__ = ["DiskFullError", "UnsafePathError", "atomic_write_bytes", "atomic_write_text", "disk_full", "escape_controls",
+           "path_inside", "safe_filename"]
 
 #: Longest file name component written (bytes of UTF-8; most file systems allow 255).
 MAX_NAME_BYTES = 120
+
+
+#: What a terminal or a text viewer would act on instead of showing: C0 and C1 controls
+#: (ESC starts a terminal sequence), DEL, lone surrogates, non-characters, and the
+#: bidirectional overrides and isolates that reorder what is shown.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+
+
+def escape_controls(text: str, *, keep: str = "") -> str:
+    """``text`` with every control character written as its escape (``\\x1b``), so that text
+    from a file reaches a terminal, a Markdown report or a list file as visible characters.
+    The one helper for it: the nightly summary, ``ratings report``, ``ratings check``, the
+    reports and the list exports all call it. ``keep``: controls left as they are (``"\\n"``
+    in a whole report).
+
+    Examples
+    --------
+    >>> escape_controls("Anna\\x07 <b>&"), escape_controls("Müller\\u0085")
+    ('Anna\\\\x07 <b>&', 'Müller\\\\x85')
+    >>> escape_controls("\\x1b[31mred\\n", keep="\\n"), escape_controls("a\\u202eb")
+    ('\\\\x1b[31mred\\n', 'a\\\\u202eb')
+    """
+    def shown(match: re.Match[str]) -> str:
+        char = match[0]
+        if char in keep:
+            return char
+        return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+    return _CONTROL.sub(shown, text)
+
+
+class DiskFullError(OSError):
+    """The device of a folder the run writes (reports, the site) is full; the message names the folder."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def disk_full(error: OSError, folder: Path) -> OSError:
+    """``error`` as one line that names ``folder`` when it says the disk is full (``ENOSPC``
+    alone says only ``[Errno 28]``); any other error as it is.
+
+    Examples
+    --------
+    >>> str(disk_full(OSError(errno.ENOSPC, "No space left on device"), Path("reports/ajusc")))
+    'no space left on the device of reports/ajusc: free some space, then run again'
+    """
+    if error.errno != errno.ENOSPC:
+        return error
+    return DiskFullError(errno.ENOSPC, f"no space left on the device of {folder}: free some space, then run again")
 
 
 class UnsafePathError(ValueError):
@@ -78,11 +131,15 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o644)   # readable like the site's pages, not mkstemp's 0600
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as error:
+        Path(tmp).unlink(missing_ok=True)
+        raise disk_full(error, path.parent) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

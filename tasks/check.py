@@ -17,13 +17,14 @@ import polars as pl
 
 import warehouse
 from formats._common import KNOWN_FEDERATIONS
+from formats.safety import escape_controls
 from formats.schema import FINDINGS_SCHEMA, conform
 from rating import rate
 from tasks.ingest import FederationBatch, Ingested, copy_to_inbox, read_inbox
 from tasks.runtime import task
 from validations.report import CompetitionReport, build_report, file_report, render_report
 
-__all__ = ["KNOWN_FEDERATIONS", "CheckError", "CompetitionReport", "batch_reports", "check_readable", "rate_checked", "read_checked", "readable_url", "render_text", "report_record"]
+__all__ = ["KNOWN_FEDERATIONS", "CheckError", "CompetitionReport", "batch_reports", "check_readable", "rate_checked", "read_checked", "readable_url", "render_text", "report_record", "terminal_text"]
 
 
 class CheckError(ValueError):
@@ -124,11 +125,13 @@ def render_text(report: CompetitionReport) -> str:
 
     Examples
     --------
-    >>> _shown("a\\x1bb\\n")
+    >>> terminal_text("a\\x1bb\\n")
     'a\\\\x1bb\\n'
     """
-    return _shown(render_report(report, fmt="markdown"))
+    return terminal_text(render_report(report, fmt="markdown"))
 
 
-def _shown(text: str) -> str:
-    return "".join(c if c in "\n\t" or (c.isprintable() and c != "\x7f") else repr(c)[1:-1] for c in text)
+def terminal_text(text: object, *, keep: str = "\n\t") -> str:
+    """``text`` as a terminal may show it: every control character but ``keep`` escaped
+    (:func:`formats.safety.escape_controls`, the one helper for it)."""
+    return escape_controls(str(text), keep=keep)

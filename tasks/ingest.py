@@ -10,10 +10,12 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import re
 import shutil
+import stat
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import polars as pl
@@ -23,6 +25,7 @@ import warehouse
 from formats._common import KNOWN_FEDERATIONS, decode
 from formats.batch import FILES_SCHEMA, FederationBatch
 from formats.identity import alias_map
+from formats.limits import too_large
 from formats.schema import (
     ALIASES_SCHEMA,
     BYES_SCHEMA,
@@ -43,6 +46,7 @@ __all__ = [
     "FederationBatch",
     "Ingested",
     "copy_to_inbox",
+    "inbox_entries",
     "inbox_units",
     "ingest_inbox",
     "keep_latest_versions",
@@ -60,20 +64,75 @@ class Ingested:
     files_seen: int
     files_skipped: list[str]
     files_ignored: list[str]
+    #: File name -> its outcome line, for the entries that were not read: identical copies
+    #: of a file of the same night, special files, symlinks out of the inbox.
+    file_outcomes: dict[str, str] = field(default_factory=dict)
 
 
 def inbox_units(inbox: Path) -> list[Path | list[Path]]:
     """The files (or file groups, as folders) of ``inbox`` that the readers take, sorted.
 
-    Hidden files are ignored; starting lists (``*.ratings.csv``) are left to ``ratings seed``.
+    Hidden files are ignored; starting lists (``*.ratings.csv``) are left to ``ratings seed``;
+    what is not a regular file of the inbox is left out (:func:`inbox_entries` says why).
     """
+    return inbox_entries(inbox)[0]
+
+
+def inbox_entries(inbox: Path) -> tuple[list[Path | list[Path]], dict[str, str]]:
+    """The units the readers take (see :func:`inbox_units`), and the entries left unread with
+    their outcome line: special files (a FIFO, a socket, a device), dangling symlinks,
+    symlinked folders, and symlinks that lead out of the inbox (never read: the inbox holds
+    what was sent, not a way to read the rest of the machine)."""
     if not inbox.is_dir():
-        return []
-    paths = sorted(
-        p for p in inbox.rglob("*")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(inbox).parts)
-    )
-    return formats.group_inbox(paths)
+        return [], {}
+    root = inbox.resolve()
+    paths: list[Path] = []
+    left_out: dict[str, str] = {}
+
+    def visit(folder: Path) -> None:
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError as error:
+            left_out[folder.name] = f"skipped: the folder cannot be read ({error.strerror})"
+            return
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                mode = entry.lstat().st_mode
+                if stat.S_ISDIR(mode):
+                    visit(entry)
+                    continue
+                if stat.S_ISLNK(mode):
+                    why = _symlink_left_out(entry, root)
+                    if why is not None:
+                        left_out[entry.name] = why
+                        continue
+                    paths.append(entry)
+                elif stat.S_ISREG(mode):
+                    paths.append(entry)
+                else:
+                    left_out[entry.name] = "skipped: not a regular file (a FIFO, socket or device)"
+            except OSError as error:
+                left_out[entry.name] = f"skipped: not a regular file ({error.strerror})"
+
+    visit(inbox)
+    return formats.group_inbox(paths), left_out
+
+
+def _symlink_left_out(link: Path, root: Path) -> str | None:
+    """Why the symlink ``link`` of the inbox ``root`` is not read (``None``: it is, a file inside)."""
+    try:
+        target = link.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return "skipped: not a regular file (a dangling symlink)"
+    if target.is_dir():
+        return "skipped: not a regular file (a symlinked folder)"
+    if root not in target.parents:
+        return "skipped: a symlink to a file outside the inbox, not read"
+    if not target.is_file():
+        return "skipped: not a regular file (a FIFO, socket or device)"
+    return None
 
 
 def copy_to_inbox(paths: Sequence[str | Path], folder: Path, *, error: type[ValueError] = ValueError,
@@ -108,11 +167,30 @@ def copy_to_inbox(paths: Sequence[str | Path], folder: Path, *, error: type[Valu
 
 def _file_sha256(path: Path) -> str | None:
     """The checksum the readers record for a single file (sha256 of its bytes); ``None`` when
-    the file cannot be read (the reader then reports it with a ``format.io`` finding)."""
+    the file is over the size limit (checked first, so an oversize file is never read) or
+    cannot be read: the reader then refuses it with its finding."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        if too_large(path.stat().st_size) is not None:
+            return None
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+        return digest.hexdigest()
     except OSError:
         return None
+
+
+_COPY_NAME = re.compile(r"(?: \(\d+\)| - Copy(?: \(\d+\))?|\.~\d+~)(?=\.|$)")
+
+
+def _original_first(path: Path) -> tuple[bool, float, str]:
+    """Sort key among identical files: a name that says it is a copy last, then the newer, then by name."""
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        mtime = float("inf")
+    return bool(_COPY_NAME.search(path.name)), mtime, path.name
 
 
 def _federation_of(result: formats.ReadResult, default: str | None) -> str | None:
@@ -239,7 +317,8 @@ def _federation_in_rows(path: Path) -> str | None:
     """The federation a CSV file's ``federation`` column names most often, even when the
     file cannot be read as a whole (a missing column, a wrong header): every row says it."""
     try:
-        data = path.read_bytes()[:1_000_000]
+        with path.open("rb") as handle:   # the head only: an oversize file is never read whole
+            data = handle.read(1_000_000)
     except OSError:
         return None
     text = decode(data).text
@@ -312,21 +391,39 @@ def read_inbox(
     batches: dict[str, FederationBatch] = {}
     skipped: list[str] = []
     ignored: list[str] = []
-    units = inbox_units(inbox)
+    units, outcomes = inbox_entries(inbox)
+    left_out = len(outcomes)
     reads: dict[str, list[formats.ReadResult]] = {}
     sent: dict[str, float] = {}   # file name -> when it reached the inbox (mtime)
+    digests = {unit: _file_sha256(unit) for unit in units
+               if isinstance(unit, Path) and not unit.name.endswith(SEED_SUFFIX)}
+    # Two copies of one file (a browser's ``name (1).csv``) are one file, read once: the
+    # original is the one not named as a copy, then the older, then the first by name.
+    originals: dict[str, Path] = {}
+    for path, digest in sorted(digests.items(), key=lambda item: _original_first(item[0])):
+        if digest is not None:
+            originals.setdefault(digest, path)
+    tonight: dict[str, str] = {}   # checksum -> the file of the night read for it
     for unit in units:
         first = unit[0] if isinstance(unit, list) else unit
         if Path(first).name.endswith(SEED_SUFFIX):
             ignored.append(Path(first).name)
             continue
-        if isinstance(unit, Path) and unit.is_file() and _file_sha256(unit) in seen:
-            skipped.append(unit.name)   # an identical re-send: not even parsed again
+        digest = digests.get(unit) if isinstance(unit, Path) else None
+        if digest is not None and digest in seen:
+            skipped.append(first.name)   # an identical re-send: not even parsed again
+            continue
+        if digest is not None and originals[digest] != unit:
+            outcomes[first.name] = f"identical copy of {originals[digest].name}"
             continue
         result = formats.read(unit, federation=federation)
         if result.source_sha256 in seen:
             skipped.append(result.source)
             continue
+        if result.source_sha256 in tonight:
+            outcomes[result.source] = f"identical copy of {tonight[result.source_sha256]}"
+            continue
+        tonight[result.source_sha256] = result.source
         if result.ratings.height and not result.competitions.height and not result.findings.height:
             ignored.append(result.source)   # a published rating list: `ratings seed` imports it
             continue
@@ -383,7 +480,8 @@ def read_inbox(
             byes=concat([r.byes for r in results], BYES_SCHEMA),
             findings=findings,
         )
-    return Ingested(batches=batches, files_seen=len(units), files_skipped=skipped, files_ignored=ignored)
+    return Ingested(batches=batches, files_seen=len(units) + left_out, files_skipped=skipped,
+                    files_ignored=ignored, file_outcomes=outcomes)
 
 
 @task(name="ingest_inbox", retries=2, retry_delay_seconds=[5, 30])

@@ -441,6 +441,8 @@ def report_from_warehouse(
     """
     try:
         detail = warehouse.competition_report(db, competition_id, federation=federation)
+    except warehouse.AmbiguousCompetitionError:
+        raise   # two federations hold the id: the user must say which, never "no such competition"
     except warehouse.UnknownCompetitionError:
         return None
     report = validations.report_from_record(detail.competition, detail.findings, detail.changes)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 
 import polars as pl
@@ -13,6 +14,7 @@ import warehouse
 from formats.schema import FINDINGS_SCHEMA, concat
 from tasks.ingest import FederationBatch
 from tasks.runtime import get_run_logger, task
+from validations.dates import implausible_dates
 
 
 def merge_reader_findings(
@@ -58,11 +60,16 @@ def known_ratings(db: Engine, federation: str) -> pl.DataFrame:
 @task(name="validate_batch")
 def validate_batch(
     batch: FederationBatch, config: dict[str, object], gx_root: str | None = None,
-    warehouse_url: str | None = None,
+    warehouse_url: str | None = None, as_of: date | None = None,
 ) -> FederationBatch:
-    """Check every competition of the batch; the result carries ``status`` and ``rated``."""
+    """Check every competition of the batch; the result carries ``status`` and ``rated``.
+
+    A competition dated after ``as_of`` (the run's date, default today) or before the
+    federation's seeded list is held for the rating officer (:mod:`validations.dates`).
+    """
     logger = get_run_logger()
-    ratings = known_ratings(warehouse.get_engine(warehouse_url), batch.federation)
+    db = warehouse.get_engine(warehouse_url)
+    ratings = known_ratings(db, batch.federation)
     checked = validations.validate(
         batch.competitions,
         batch.games,
@@ -79,6 +86,10 @@ def validate_batch(
         extra = validations.egf.newcomers_without_start(
             batch.competitions, batch.games, batch.players, ratings, federation=batch.federation
         )
+    dated = implausible_dates(batch.competitions, as_of=as_of or date.today(),
+                              seed_as_of=warehouse.seed_date(db, batch.federation), federation=batch.federation)
+    if dated.height:
+        extra = dated if extra is None else concat([extra, dated], FINDINGS_SCHEMA)
     merged = merge_reader_findings(batch, checked, extra)
     counts = merged.competitions.group_by("status").len().sort("status").rows()
     logger.info("%s: %s", batch.federation, ", ".join(f"{n} {s}" for s, n in counts) or "no competitions")

@@ -18,6 +18,7 @@ from pathlib import Path
 import polars as pl
 
 import warehouse
+from formats.limits import check_value
 from formats.schema import RATINGS_SCHEMA, conform
 from rating import rate
 from tasks.ingest import FederationBatch, copy_to_inbox, read_inbox
@@ -98,6 +99,10 @@ def check_request(
     from engine import egf_gor
 
     federation = batch.federation
+    for player, rating in set_rating.items():
+        why = check_value("rating", rating)   # 1e999 is inf, nan compares with nothing
+        if why is not None:
+            raise WhatIfError(f"--set-rating {player}={rating!r}: {why}")
     known = _known_players(history, batch)
     for option, players in (("--set-rating", set_rating), ("--set-rank", set_rank)):
         for player in players:

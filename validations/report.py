@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from formats.safety import escape_controls
 from formats.schema import FINDINGS_SCHEMA, RATING_CHANGES_SCHEMA, conform, empty
 from validations.errors import ReportError
 from validations.rules import SEVERITIES
@@ -455,11 +456,13 @@ def md_escape(text: Any) -> str:
     'Smith \\\\| &lt;b&gt;Jones&lt;/b&gt; \\\\*x\\\\*'
     >>> md_escape("fide.unrated_opponent (round 3), _x_ & &amp;")
     'fide.unrated_opponent (round 3), \\\\_x\\\\_ & &amp;amp;'
+    >>> md_escape("HOST\\x1b[2J")   # a control character is shown, never acted on
+    'HOST\\\\x1b\\\\[2J'
     """
     if text is None:
         return ""
     out = _MD_ENTITY.sub("&amp;", str(text))
-    out = out.translate(_MD_SPECIAL)
+    out = escape_controls(out.translate(_MD_SPECIAL))
     out = _MD_UNDERSCORE.sub(r"\\_", out)
     return _MD_TILDES.sub(r"\\~\\~", out)
 
@@ -704,11 +707,11 @@ def write_report(report: CompetitionReport, folder: Path, *, sync: bool = True) 
     tuple[Path, Path]
         The Markdown and HTML paths.
     """
-    from formats.safety import atomic_write_text, path_inside, safe_filename
+    from formats.safety import atomic_write_text, path_inside
 
     # Ids and federation come from the file: never a path outside ``folder`` (issue 9);
     # written atomically, so a run killed mid-write leaves no half report.
-    safe = safe_filename(report.competition_id)
+    safe = report_name(report.competition_id)
     target = path_inside(folder, report.federation or "unknown")
     md, html = target / f"{safe}.md", target / f"{safe}.html"
     parts = _Parts.of(report, WARN_LIMIT)   # both renderings show the same rows: derive them once
@@ -716,6 +719,26 @@ def write_report(report: CompetitionReport, folder: Path, *, sync: bool = True) 
     write(md, _markdown(report, WARN_LIMIT, parts))
     write(html, _html(report, WARN_LIMIT, parts))
     return md, html
+
+
+def report_name(competition_id: str | None) -> str:
+    """The file name (no suffix) of a competition's report: the id itself when it is a safe file
+    name, else its safe form and a short hash of the id, so that two ids that differ only in
+    what a file name cannot hold (``HOST/1``, ``HOST_1``) never share one report file.
+
+    Examples
+    --------
+    >>> report_name("CAT-2025-01"), report_name("HOST_1"), report_name("HOST/1")
+    ('CAT-2025-01', 'HOST_1', 'HOST_1-eb1779dd')
+    """
+    import hashlib
+
+    from formats.safety import safe_filename
+
+    safe = safe_filename(competition_id)
+    if competition_id is None or safe == competition_id:
+        return safe
+    return f"{safe}-{hashlib.sha256(competition_id.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 def _replace_text(path: Path, text: str) -> None:
@@ -727,9 +750,15 @@ def _replace_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o644)   # readable like the site's pages, not mkstemp's 0600
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, path)
+    except OSError as error:
+        from formats.safety import disk_full
+
+        Path(tmp).unlink(missing_ok=True)
+        raise disk_full(error, path.parent) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

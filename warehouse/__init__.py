@@ -35,6 +35,7 @@ from warehouse.editions import (
     stored_lines,
 )
 from warehouse.errors import (
+    AmbiguousCompetitionError,
     BatchError,
     MigrationError,
     UnknownCompetitionError,
@@ -62,6 +63,7 @@ from warehouse.query import (
     player_history,
     rating_basis,
     rating_changes,
+    seed_date,
 )
 
 __all__ = [
@@ -69,6 +71,7 @@ __all__ = [
     "EDITIONS_SCHEMA",
     "FILES_SCHEMA",
     "LINES_SCHEMA",
+    "AmbiguousCompetitionError",
     "BatchError",
     "CompetitionDetail",
     "Edition",
@@ -104,6 +107,7 @@ __all__ = [
     "rating_list",
     "redact",
     "register_federation",
+    "seed_date",
     "seen_checksums",
     "stored_lines",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "AmbiguousCompetitionError",
     "BatchError",
     "MigrationError",
     "UnknownCompetitionError",
@@ -29,3 +30,7 @@ class BatchError(WarehouseError):
 
 class UnknownCompetitionError(WarehouseError, LookupError):
     """No competition with that id is in the warehouse (or the id is ambiguous)."""
+
+
+class AmbiguousCompetitionError(UnknownCompetitionError):
+    """The competition id exists in several federations and none was given."""

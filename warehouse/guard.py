@@ -13,11 +13,16 @@ which runs without a Prefect server, so the warehouse itself holds the lock:
   lock *row* would outlive a killed run and need a heartbeat to expire).
 * an in-memory SQLite database is private to its process: nothing to guard.
 
-A run that finds the lock taken waits (``RATINGS_LOCK_WAIT_S``, default one hour)
-and then proceeds, so two runs started at once end as if run one after the other;
-past the wait it stops with :class:`WarehouseBusyError` (``ratings`` exit code 3).
-The lock is re-entrant within a process (the CLI and the flow it calls may both
-take it).
+The lock is the database's, not its URL's: the SQLite lock file lies beside the
+resolved database file (a symlinked path, ``./x.db`` and the absolute path are one
+lock), and the PostgreSQL key is taken inside the database it guards (advisory locks
+belong to one database), so any spelling of the URL meets the same lock.
+
+A run that finds the lock taken says so on stderr (one line) and waits
+(``RATINGS_LOCK_WAIT_S``, default one hour) and then proceeds, so two runs started at
+once end as if run one after the other; past the wait it stops with
+:class:`WarehouseBusyError` (``ratings`` exit code 3). The lock is re-entrant within a
+process (the CLI and the flow it calls may both take it).
 
 :func:`checkpoint` marks the points where the crash-safety harness kills a run
 (``RATINGS_CRASH_AT=<stage>:<n>``: SIGKILL at the n-th pass of ``stage``) or
@@ -27,8 +32,10 @@ dictionary lookup.
 
 from __future__ import annotations
 
+import math
 import os
 import signal
+import sys
 import threading
 import time
 import zlib
@@ -43,7 +50,7 @@ from sqlalchemy.engine import Engine
 from warehouse.db import in_memory
 from warehouse.errors import WarehouseError
 
-__all__ = ["WarehouseBusyError", "checkpoint", "hold", "lock_key"]
+__all__ = ["LockWaitError", "WarehouseBusyError", "checkpoint", "hold", "lock_key", "lock_wait_s"]
 
 #: Seconds a run waits for another run's lock before giving up (``RATINGS_LOCK_WAIT_S``).
 DEFAULT_WAIT_S = 3600.0
@@ -53,6 +60,10 @@ POLL_S = 0.2
 
 class WarehouseBusyError(WarehouseError):
     """Another run holds the warehouse's run lock longer than this run may wait."""
+
+
+class LockWaitError(WarehouseError):
+    """``RATINGS_LOCK_WAIT_S`` is not a number of seconds (nan, negative, text)."""
 
 
 def lock_key(name: str) -> int:
@@ -70,11 +81,60 @@ _held: dict[tuple[str, str], int] = {}   # (warehouse, lock name) -> depth, this
 _held_lock = threading.Lock()
 
 
-def _wait_s() -> float:
-    try:
-        return float(os.environ.get("RATINGS_LOCK_WAIT_S", DEFAULT_WAIT_S))
-    except ValueError:
+def lock_wait_s() -> float:
+    """Seconds a run waits for another run's lock: ``$RATINGS_LOCK_WAIT_S``, default one hour.
+
+    Raises
+    ------
+    LockWaitError
+        The variable is not a finite number of seconds >= 0 (``nan`` would wait forever).
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["RATINGS_LOCK_WAIT_S"] = "2.5"; lock_wait_s()
+    2.5
+    >>> os.environ["RATINGS_LOCK_WAIT_S"] = "nan"; lock_wait_s()
+    Traceback (most recent call last):
+    ...
+    warehouse.guard.LockWaitError: RATINGS_LOCK_WAIT_S expects a number of seconds (0 or more), not 'nan'
+    >>> del os.environ["RATINGS_LOCK_WAIT_S"]
+    """
+    raw = os.environ.get("RATINGS_LOCK_WAIT_S")
+    if raw is None:
         return DEFAULT_WAIT_S
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = float("nan")
+    if not math.isfinite(seconds) or seconds < 0:
+        raise LockWaitError(f"RATINGS_LOCK_WAIT_S expects a number of seconds (0 or more), not {raw!r}")
+    return seconds
+
+
+def _identity(engine: Engine) -> str:
+    """What makes two engines the same database, whatever their URLs' spelling."""
+    url = engine.url
+    if engine.dialect.name == "sqlite" and not in_memory(url):
+        return f"sqlite:{Path(str(url.database)).resolve()}"
+    if engine.dialect.name == "postgresql":
+        try:
+            with engine.connect() as conn:
+                cluster, database = conn.execute(sa.text(
+                    "SELECT (SELECT system_identifier FROM pg_control_system()), "
+                    "(SELECT oid FROM pg_database WHERE datname = current_database())"
+                )).one()
+            return f"postgresql:{cluster}:{database}"
+        except sa.exc.DBAPIError:   # a role that may not read the cluster's id: the URL's parts
+            return f"postgresql:{url.host}:{url.port or 5432}/{url.database}"
+    return url.render_as_string(hide_password=True)
+
+
+def _waiting(name: str, where: str, limit: float) -> None:
+    """The one line a run prints when it starts waiting for another run's lock."""
+    sys.stderr.write(f"ratings: another run holds the warehouse lock {name!r} of {where}: waiting for it "
+                     f"(up to {limit:.0f} s, RATINGS_LOCK_WAIT_S)\n")
+    sys.stderr.flush()
 
 
 @contextmanager
@@ -101,7 +161,7 @@ def hold(engine: Engine, name: str = "run", *, wait_s: float | None = None) -> I
     >>> with hold(warehouse.get_engine("sqlite://")):
     ...     pass
     """
-    ident = (engine.url.render_as_string(hide_password=True), name)
+    ident = (_identity(engine), name)
     with _held_lock:
         depth = _held.get(ident, 0)
         _held[ident] = depth + 1
@@ -109,7 +169,7 @@ def hold(engine: Engine, name: str = "run", *, wait_s: float | None = None) -> I
         if depth:
             yield
             return
-        limit = _wait_s() if wait_s is None else wait_s
+        limit = lock_wait_s() if wait_s is None else wait_s
         with _acquire(engine, name, limit):
             yield
     finally:
@@ -126,7 +186,7 @@ def _acquire(engine: Engine, name: str, limit: float) -> Iterator[None]:
         with _pg_lock(engine, name, limit):
             yield
     elif backend == "sqlite" and not in_memory(engine.url):
-        with _file_lock(Path(str(engine.url.database)), name, limit):
+        with _file_lock(Path(str(engine.url.database)).resolve(), name, limit):
             yield
     else:
         yield
@@ -143,6 +203,7 @@ def _busy(name: str, limit: float, where: str) -> WarehouseBusyError:
 def _pg_lock(engine: Engine, name: str, limit: float) -> Iterator[None]:
     key = lock_key(name)
     conn = engine.connect()
+    waited = False
     try:
         deadline = time.monotonic() + limit
         while True:
@@ -150,8 +211,12 @@ def _pg_lock(engine: Engine, name: str, limit: float) -> Iterator[None]:
             conn.commit()
             if got:
                 break
+            where = engine.url.render_as_string(hide_password=True)
             if time.monotonic() >= deadline:
-                raise _busy(name, limit, engine.url.render_as_string(hide_password=True))
+                raise _busy(name, limit, where)
+            if not waited:
+                _waiting(name, where, limit)
+                waited = True
             time.sleep(POLL_S)
         try:
             yield
@@ -174,6 +239,7 @@ def _file_lock(database: Path, name: str, limit: float) -> Iterator[None]:
 
     path = database.with_name(f"{database.name}.{name}-lock")
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    waited = False
     try:
         deadline = time.monotonic() + limit
         while True:
@@ -183,6 +249,9 @@ def _file_lock(database: Path, name: str, limit: float) -> Iterator[None]:
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     raise _busy(name, limit, str(database)) from None
+                if not waited:
+                    _waiting(name, str(database), limit)
+                    waited = True
                 time.sleep(POLL_S)
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())   # who holds it, for a human looking

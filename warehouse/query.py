@@ -23,7 +23,7 @@ from formats.schema import (
     merge_players,
 )
 from warehouse.bulk import read_frame
-from warehouse.errors import UnknownCompetitionError
+from warehouse.errors import AmbiguousCompetitionError, UnknownCompetitionError
 from warehouse.models import (
     Bye,
     Competition,
@@ -118,6 +118,28 @@ class CompetitionDetail:
     games: pl.DataFrame  #: GAMES_SCHEMA + rated, of the latest version
     byes: pl.DataFrame  #: BYES_SCHEMA, of the latest version
     versions: pl.DataFrame  #: every version: version, status, outcome, source, source_sha256, loaded load_id
+
+
+def seed_date(engine: Engine, federation: str) -> date | None:
+    """The date of the federation's latest seeded starting list (its latest ``as_of``);
+    ``None`` when none was seeded.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> seed_date(get_engine("sqlite://"), "ajusc") is None
+    True
+    """
+    with engine.connect() as conn:
+        seed_ledger = conn.execute(
+            sa.select(sa.func.max(_L.id)).where(_L.federation == federation, _L.kind == "seed")
+        ).scalar()
+        if seed_ledger is None:
+            return None
+        day = conn.execute(sa.select(sa.func.max(_S.as_of)).where(_S.ledger_id == seed_ledger)).scalar()
+    if isinstance(day, str):   # SQLite without type affinity for dates
+        return date.fromisoformat(day[:10])
+    return day if isinstance(day, date) else None
 
 
 def history(engine: Engine, federation: str, *, games_from: date | None = None) -> History:
@@ -267,7 +289,7 @@ def competition_report(
             scope = f" in federation {federation!r}" if federation else ""
             raise UnknownCompetitionError(f"no competition {competition_id!r}{scope} in the warehouse")
         if len(feds) > 1:
-            raise UnknownCompetitionError(
+            raise AmbiguousCompetitionError(
                 f"competition id {competition_id!r} exists in federations {', '.join(feds)}: give --federation"
             )
         fed = feds[0]

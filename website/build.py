@@ -48,6 +48,7 @@ import polars as pl
 from markupsafe import Markup
 
 from formats.list_exports import FORMAT_LABELS, SITE_DOWNLOADS, ListHeader, export_file_name
+from formats.safety import disk_full
 from warehouse import site as queries
 from website import frames
 from website.errors import SiteError
@@ -170,6 +171,8 @@ class _Writer:
         self.keys: dict[str, str] = {}
         #: Set while cards render in forked children: each child writes through its own writer.
         self.delegate: list[Any] | None = None
+        #: Every file an earlier run wrote (the manifest's): the only ones :meth:`prune` removes.
+        self.owned: frozenset[str] = frozenset()
 
     def _checked(self, relative: str) -> str:
         # Every name comes from page_name() (one component, never ``..``); this is the belt to its braces.
@@ -178,7 +181,7 @@ class _Writer:
         return relative
 
     def _path(self, relative: str) -> Path:
-        return self.root.joinpath(*self._checked(relative).split("/"))
+        return inside(self.root, self.root.joinpath(*self._checked(relative).split("/")))
 
     def exists(self, relative: str) -> bool:
         folder, _, name = self._checked(relative).rpartition("/")
@@ -232,17 +235,22 @@ class _Writer:
                 return
         except FileNotFoundError:
             path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        try:
+            path.write_bytes(data)
+        except OSError as error:
+            raise disk_full(error, path.parent) from None
         self.written += 1
 
     def prune(self, folder: Path) -> int:
-        """Remove the ``*.html`` pages of ``folder`` not written in this run."""
+        """Remove the ``*.html`` pages of ``folder`` not written in this run that an earlier run
+        wrote (the manifest's :attr:`owned`): a file the site did not write is never removed."""
         removed = 0
-        folder = folder.resolve()
+        folder = inside(self.root, folder).resolve()
         if folder.is_dir():
             prefix = folder.relative_to(self.root).as_posix()
             for page in folder.glob("*.html"):
-                if f"{prefix}/{page.name}" not in self.seen:
+                relative = f"{prefix}/{page.name}"
+                if relative not in self.seen and relative in self.owned and not page.is_symlink():
                     page.unlink()
                     removed += 1
         return removed
@@ -294,11 +302,57 @@ def _write_manifest(out: Path, pages: Mapping[str, str], federations: Mapping[st
     kept = {k: v for k, v in pages.items() if not k.startswith(prefixes)}
     kept.update(writer.keys)
     states = {**{k: v for k, v in federations.items() if k not in rebuilt}, **rebuilt}
-    temporary = out / f"{MANIFEST}.tmp"
+    files = sorted((set(_owned_files(out)) - {k for k in writer.owned if k.startswith(prefixes)}) | writer.seen)
+    temporary = inside(out, out / f"{MANIFEST}.tmp")
     temporary.write_text(json.dumps({"code": _code_key(), "federations": dict(sorted(states.items())),
-                                     "pages": dict(sorted(kept.items()))}, separators=(",", ":")),
+                                     "pages": dict(sorted(kept.items())), "files": files},
+                                    separators=(",", ":")),
                          encoding="utf-8")
     temporary.replace(out / MANIFEST)
+
+
+def _owned_files(out: Path) -> frozenset[str]:
+    """The files of ``out`` the site wrote, as its manifest lists them (whatever code wrote it)."""
+    try:
+        manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return frozenset()
+    if not isinstance(manifest, dict):
+        return frozenset()
+    listed = manifest.get("files")
+    pages = manifest.get("pages")
+    names = [*(listed if isinstance(listed, list) else []), *(pages if isinstance(pages, dict) else [])]
+    return frozenset(str(name) for name in names)
+
+
+def inside(root: Path, path: Path) -> Path:
+    """``path``, checked to stay inside the site folder ``root`` once symlinks are followed.
+
+    Raises
+    ------
+    SiteError
+        A symlink planted in the folder leads out of it.
+    """
+    resolved = path.resolve()
+    base = root.resolve()
+    if resolved != base and base not in resolved.parents:
+        raise SiteError(f"{path} leads out of the site folder {root} (a symlink): refusing to write there; "
+                        "remove the symlink")
+    return path
+
+
+def _site_folder(out: Path) -> None:
+    """Refuse a folder the site may not write into: ``/``, the home folder, a file, or a
+    non-empty folder it did not make (no manifest of an earlier site there)."""
+    resolved = out.resolve()
+    if resolved == Path(resolved.anchor) or resolved == Path.home().resolve():
+        raise SiteError(f"site folder {str(out)!r} is {'the root folder' if resolved == Path(resolved.anchor) else 'the home folder'}: "
+                        "give a folder of the site's own (e.g. site/)")
+    if out.exists() and not out.is_dir():
+        raise SiteError(f"site folder {str(out)!r} is a file, not a folder")
+    if out.is_dir() and not (out / MANIFEST).is_file() and any(out.iterdir()):
+        raise SiteError(f"site folder {str(out)!r} is not empty and holds no site of ours (no {MANIFEST}): "
+                        "give a new or empty folder, so that no file of yours is overwritten")
 
 
 def _json_block(payload: Mapping[str, Any]) -> Markup:
@@ -1212,8 +1266,7 @@ def build_site(
     """
     started = time.perf_counter()
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise SiteError(f"site folder {str(out)!r} is a file, not a folder")
+    _site_folder(out)
     out.mkdir(parents=True, exist_ok=True)
     known = {r["federation"]: r for r in queries.site_federations(engine).to_dicts()}
     wanted = list(federations) if federations else sorted(known)
@@ -1225,12 +1278,14 @@ def build_site(
             )
     pages, states = _read_manifest(out)
     writer = _Writer(out, pages)
+    writer.owned = _owned_files(out)
     result = SiteResult(out=out, federations=wanted)
-    static = out / "static"
+    static = inside(out, out / "static")
     static.mkdir(exist_ok=True)
     for name in _STATIC_FILES:
         source = _STATIC / name
-        target = static / name
+        target = inside(out, static / name)
+        writer.seen.add(f"static/{name}")
         if not target.exists() or target.read_bytes() != source.read_bytes():
             shutil.copyfile(source, target)
     summaries = {}

@@ -572,7 +572,8 @@ def test_vectorised_path_reads_valid_variations_as_the_row_reader(
 
 def test_vectorised_path_is_fast() -> None:
     rows = [
-        f"ajusc,C{c},Open {c},2025-10-04,2025-10-05,{r + 1},{c}-{r}-a,{c}-{r}-b,1,played"
+        # 40,000 players: within the players limit (a file over it is refused whole, its games not kept)
+        f"ajusc,C{c},Open {c},2025-10-04,2025-10-05,{r + 1},{c % 100}-{r}-a,{c % 100}-{r}-b,1,played"
         for c in range(500)
         for r in range(200)
     ]

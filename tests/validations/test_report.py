@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from datetime import date
 from html.parser import HTMLParser
 from pathlib import Path
@@ -148,7 +149,10 @@ def test_write_report_sanitises_the_file_name(tmp_path: Path) -> None:
     report = CompetitionReport(federation="egf", competition_id="../../etc/x y", name=None, source=None,
                                status="accepted", findings=pl.DataFrame(), changes=pl.DataFrame())
     md, _ = write_report(report, tmp_path)
-    assert md.parent == tmp_path / "egf" and md.name == "_.._etc_x_y.md"
+    assert md.parent == tmp_path / "egf" and md.name.startswith("_.._etc_x_y-") and md.suffix == ".md"
+    # An id that is already a safe name keeps it; the other gets a short hash of itself.
+    plain = replace(report, competition_id="_.._etc_x_y")
+    assert write_report(plain, tmp_path)[0].name == "_.._etc_x_y.md"
 
 
 def test_nightly_summary() -> None:
