@@ -105,7 +105,8 @@ def stages(output: str) -> str:
     return ", ".join(out)
 
 
-_LOADED = re.compile(r"games_loaded=([0-9]+)")
+#: The load stage's line: "load: ajusc: loaded 21 file(s), 20 competition(s), 2505 game(s)".
+_LOADED = re.compile(r"load: \S+: loaded [^\n]*?([0-9]+) game\(s\)")
 
 
 def loaded(output: str, expected: int) -> None:

@@ -18,6 +18,11 @@ import numpy.typing as npt
 HALF_TOLERANCE = 1e-9
 
 
+#: Rating systems whose federations publish whole ratings (BARRUF, FIDE and the EGD lists
+#: print integers; the EGF keeps GoR exact inside and prints it whole).
+INTEGER_SYSTEMS = frozenset({"barruf", "fide-elo", "egf-gor"})
+
+
 def round_half_away(x: float) -> float:
     """Round ``x`` to an integer, halves away from zero (returned as a float).
 

@@ -46,7 +46,8 @@ def backfill(
     empty_batch = FederationBatch(federation=federation)
     day = as_of or to_date or date.today()
     call(resume_unfinished_publication, warehouse_url, day, reports_dir, federation)   # a killed run's (issue 9)
-    rated = call(rate_federation, empty_batch, warehouse_url, config, day, full=True)
+    why = f"re-rating from {from_date}" + (f" to {to_date}" if to_date else "") + " (replayed from the seed)"
+    rated = call(rate_federation, empty_batch, warehouse_url, config, day, full=True, why=why)
     checkpoint("rate")
     run = rated.run
     call(load_federation, empty_batch, run, warehouse_url, config, rated)

@@ -311,7 +311,7 @@ def _read_engine(url: str | None):  # type: ignore[no-untyped-def]
 STAGES = {
     "ingest_inbox": "ingest", "validate_batch": "validate", "rate_federation": "rate",
     "load_federation": "load", "publish_federation": "publish", "stored_changes": "read",
-    "read_state": "read", "read_added": "read files", "rate_whatif": "rate",
+    "read_state": "read", "read_added": "read files", "rate_whatif": "rate", "publish_site": "site",
 }
 
 #: Above this many competitions a night's summary gives counts and only the refused ones.
@@ -390,6 +390,8 @@ class _FlowLines(logging.Handler):
         self.flow_level = level
 
     def emit(self, record: logging.LogRecord) -> None:
+        if getattr(record, "summary", False):
+            return   # the night's summary line: the command prints the summary itself
         line = f"{record.levelname.lower()}: {record.getMessage()}"
         if self.progress.bars is not None:
             self.progress.bars.console.print(line, markup=False, highlight=False)
@@ -502,11 +504,18 @@ def _shown(text: object) -> str:
     return escape(terminal_text(text, keep=""))
 
 
-def _print_summary(summary) -> None:  # type: ignore[no-untyped-def]
+def _console() -> Any:
+    """A rich console for a command's output: the terminal's width on a terminal; piped or
+    redirected, as wide as the content, so that no name is wrapped in the middle."""
     from rich.console import Console
+
+    return Console() if sys.stdout.isatty() else Console(width=100_000)
+
+
+def _print_summary(summary) -> None:  # type: ignore[no-untyped-def]
     from rich.table import Table
 
-    console = Console()
+    console = _console()
     console.print(
         f"[bold]nightly as of {summary.as_of}[/bold]: {summary.files_seen} file(s) in the inbox, "
         f"{len(summary.files_skipped)} already loaded"
@@ -531,14 +540,16 @@ def _print_summary(summary) -> None:  # type: ignore[no-untyped-def]
                     if not text.startswith(("accepted", "loaded", "already loaded", "ignored"))}
     if outcomes:
         files = Table("file", "outcome")
+        files.columns[1].overflow = "fold"   # a log file's path is broken over lines, never cut with "..."
         for name, text in sorted(outcomes.items()):
             files.add_row(_shown(name), _shown(text))
         console.print(files)
     for fed, pub in sorted(summary.published.items()):
         if fed == "unknown":   # the files of no federation: reported above, no list of theirs
             continue
-        if pub.edition is None and not pub.players_listed:
-            console.print(f"{fed}: list unchanged (no new edition tonight)")   # the list in force still stands
+        if pub.edition is None:   # the list in force still stands, with its own size
+            console.print(f"{fed}: list unchanged (no new edition tonight)"
+                          + (f", {pub.players_listed} player(s) listed" if pub.players_listed else ""))
             continue
         edition = f"edition {pub.edition}" if pub.edition is not None else "list unchanged"
         added = getattr(pub, "players_new", 0)
@@ -693,7 +704,7 @@ def whatif(
     for competition, status in sorted(result.added.items()):
         console.print(f"added {competition}: {status}")
     table = Table(*frame.columns, title=f"{federation}: {frame.height} player(s) would change")
-    for row in frame.iter_rows(named=True):
+    for row in (frame if result.shown is None else result.shown).iter_rows(named=True):   # whole as on the lists
         table.add_row(*[_whatif_cell(row, k) for k in frame.columns])
     console.print(table)
 
@@ -758,13 +769,12 @@ def list_(
     elif format is ListFormat.html:
         sys.stdout.write(list_html(frame, title))
     else:
-        from rich.console import Console
         from rich.table import Table
 
         table = Table(*[c for c in frame.columns if c != "federation"], title=title)
         for row in frame.drop("federation").iter_rows():
             table.add_row(*["" if v is None else (f"{v:.0f}" if isinstance(v, float) else str(v)) for v in row])
-        Console().print(table)
+        _console().print(table)
 
 
 #: The federations' own list formats (``tasks.lookup.LIST_FILE_FORMATS``), written as files.

@@ -174,8 +174,8 @@ def nightly(
         failed={**ingested.file_outcomes, **failed_files},
         files=[b.files for b in ingested.batches.values()],
     )
-    logger.info("nightly as of %s: %d file(s) seen, %d skipped", as_of, summary.files_seen,
-                len(summary.files_skipped))
+    logger.info("nightly as of %s: %d file(s) in the inbox, %d already loaded", as_of, summary.files_seen,
+                len(summary.files_skipped), extra={"summary": True})
     if gx_root:
         call(build_data_docs, gx_root)
         end_great_expectations()

@@ -33,7 +33,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tasks.runtime import FLOW_LOGGER, TASK_LOGGER, current_task, get_run_logger, in_prefect_run
+from tasks.runtime import (
+    FLOW_LOGGER,
+    TASK_LOGGER,
+    current_task,
+    get_run_logger,
+    in_prefect_run,
+    transient,
+)
 
 __all__ = ["DASK_WORKERS_ENV", "ORCHESTRATOR_ENV", "call", "call_each", "dask_task_runner", "get_run_logger",
            "on_dask", "run_flow", "temporary_server_output_to_log", "use_prefect_engine"]
@@ -271,7 +278,7 @@ def call(task: Callable[..., R], *args: Any, **kwargs: Any) -> R:
             try:
                 result: R = function(*args, **kwargs)
             except Exception as error:
-                if attempt >= retries:
+                if attempt >= retries or not transient(error):   # a deterministic error fails again
                     log.error("Finished in state Failed(%s: %s)", type(error).__name__,
                               (str(error).splitlines() or [""])[0])
                     raise

@@ -38,5 +38,5 @@ def seed(file: str, federation: str, warehouse_url: str | None = None) -> SeedLo
     FileNotFoundError, formats.RatingsFileError
         A missing file, or a list refused with its file, line and field.
     """
-    federation_config(federation)   # fail fast, with the known ids, on a typo
-    return call(load_seed_list, file, federation, warehouse_url)
+    config = federation_config(federation)   # fail fast, with the known ids, on a typo
+    return call(load_seed_list, file, federation, warehouse_url, config)

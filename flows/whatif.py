@@ -26,7 +26,9 @@ from tasks.whatif import (
     State,
     WhatIf,
     WhatIfError,
+    added_outcome,
     apply_changes,
+    as_published,
     check_request,
     check_whatif,
     parse_assignment,
@@ -90,11 +92,13 @@ def whatif(
             end_great_expectations()   # its memory goes before the rating's
     changed = apply_changes(state.history, set_rating=set_rating, set_rank=set_rank, exclude=exclude or [])
     ratings, rated = call(rate_whatif, changed, batch, config, as_of)
+    answer = ripple(state.ratings, ratings)
     result = WhatIf(
         federation=federation,
-        ripple=ripple(state.ratings, ratings),
+        ripple=answer,
         competitions_rated=rated,
-        added=dict(batch.competitions.select("competition_id", "status").iter_rows()) if batch.competitions.height else {},
+        added=added_outcome(batch) if batch.competitions.height else {},
+        shown=as_published(answer, federation, config),
     )
     call(report_whatif, result)
     return result

@@ -24,6 +24,7 @@ __all__ = [
     "decode",
     "is_digits",
     "parse_date",
+    "parse_iso_date",
     "split_lines",
 ]
 
@@ -248,6 +249,32 @@ _SPACED_DOTS = re.compile(r"\d{1,4}\.\s*\d{1,2}\.\s*\d{1,4}")
 _SPACES = re.compile(r"\s+")
 _MDY_NAMED = re.compile(r"^([a-z]{3})[a-z]*\.? (\d{1,2}),? (\d{4})$")
 _DMY_NAMED = re.compile(r"^(\d{1,2}) ([a-z]{3})[a-z]*\.?,? (\d{4})$")
+
+
+_ISO_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+@functools.lru_cache(maxsize=4096)  # a file repeats its dates on every row
+def parse_iso_date(value: str) -> date | None:
+    """A date as the interchange CSV documents it (FORMATS.md, DESIGN.md): ``YYYY-MM-DD`` only.
+
+    ``03/04/2026`` is not read as 3 April or 4 March: None, and the reader names the line
+    and field, as for any value that is not a date.
+
+    Examples
+    --------
+    >>> parse_iso_date("2026-04-03"), parse_iso_date(" 2026-04-03 "), parse_iso_date("03/04/2026")
+    (datetime.date(2026, 4, 3), datetime.date(2026, 4, 3), None)
+    >>> parse_iso_date("2026-02-30"), parse_iso_date("20260403")
+    (None, None)
+    """
+    s = value.strip()
+    if not _ISO_ONLY.fullmatch(s):
+        return None
+    try:
+        return date.fromisoformat(s)
+    except ValueError:
+        return None
 
 
 @functools.lru_cache(maxsize=4096)  # a file repeats its dates on every row (issue 11)

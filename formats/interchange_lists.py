@@ -8,7 +8,7 @@ from datetime import date
 
 from formats._common import (
     Findings,
-    parse_date,
+    parse_iso_date,
 )
 from formats.interchange_csv import (
     ALIASES_COLUMNS,
@@ -168,7 +168,7 @@ def _ratings(
                 continue
         as_of: date | None = None
         if rec.get("as_of"):
-            as_of = parse_date(rec["as_of"])
+            as_of = parse_iso_date(rec["as_of"])
             if as_of is None:
                 f.add(
                     "format.csv.bad_date",

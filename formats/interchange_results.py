@@ -14,7 +14,7 @@ from formats._common import (
     KNOWN_FEDERATIONS,
     Findings,
     is_digits,
-    parse_date,
+    parse_iso_date,
     split_lines,
 )
 from formats.address import AddressError, email_address
@@ -131,7 +131,7 @@ def _results_fast(
     if not fed_ok:
         return None
     values = set(raw.get_column("start_date").to_list()) | set(raw.get_column("end_date").to_list())
-    dates = {v: parse_date(v) for v in values if v}
+    dates = {v: parse_iso_date(v) for v in values if v}
     if any(d is None for d in dates.values()):
         return None
     if not rows_ok or round_below_one:
@@ -321,7 +321,7 @@ def _results(
             )
         if not cid:
             err("format.csv.missing_value", "competition_id is empty", "competition_id")
-        start = parse_date(rec["start_date"])
+        start = parse_iso_date(rec["start_date"])
         if start is None:
             err(
                 "format.csv.bad_date",
@@ -330,7 +330,7 @@ def _results(
             )
         end = start
         if rec.get("end_date"):
-            end = parse_date(rec["end_date"])
+            end = parse_iso_date(rec["end_date"])
             if end is None:
                 err(
                     "format.csv.bad_date",

@@ -25,7 +25,7 @@ from rating.state import Stored, rating_basis
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-__all__ = ["LAST", "history_to_rate", "point_key", "restart", "stored_state"]
+__all__ = ["LAST", "history_to_rate", "point_key", "restart", "started_from", "stored_state"]
 
 LAST = "~"  # sorts after every point: nothing to re-rate
 
@@ -48,6 +48,8 @@ def _cut(
     if stored is None:
         return None, changed, "full re-rate requested"
     if stored.basis != basis:
+        if stored.n_changes == 0:
+            return None, changed, "nothing was rated before"
         return None, changed, "seed list or config changed since the stored rows"
     if stored.games_total != stored.n_explanations:
         return None, changed, "stored rows do not line up with the history"
@@ -120,3 +122,26 @@ def stored_state(ratings: pl.DataFrame, seed_state: pl.DataFrame) -> pl.DataFram
         pl.col("_name").alias("name"), pl.col("_status").alias("status")
     )
     return out.drop("_name", "_status")
+
+
+def started_from(cut: str | None, reason: str | None, *, seeded: bool) -> str:
+    """Where a rating run started, in words (``cut``: the history point it continued from).
+
+    Examples
+    --------
+    >>> started_from("2025-12-13|2025-12-13|BARRUF-195", None, seeded=True)
+    'from BARRUF-195 (2025-12-13) on'
+    >>> started_from("2026-02-01", None, seeded=True)
+    'from the list of 2026-02-01 on'
+    >>> started_from("~", None, seeded=True)
+    'nothing earlier than tonight'
+    >>> started_from(None, "nothing was rated before", seeded=False)
+    'from the start, without a seed list (nothing was rated before)'
+    """
+    if cut is None:
+        where = "from the seed list" if seeded else "from the start, without a seed list"
+        return f"{where} ({reason})" if reason else where
+    if cut == LAST:
+        return "nothing earlier than tonight"
+    day, *rest = cut.split("|")
+    return f"from {rest[-1]} ({day}) on" if rest else f"from the list of {day} on"

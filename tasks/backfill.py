@@ -74,5 +74,8 @@ def summarise_backfill(
             f"- list edition: {edition if edition is not None else 'unchanged'}\n"
         ),
     )
-    get_run_logger().info("%s", summary)
+    get_run_logger().info(
+        "%s: backfill from %s%s: %d competition(s) re-rated in the window, %d rating change(s) differ from "
+        "before, %s", federation, from_date, f" to {to_date}" if to_date else "", summary.competitions_rerated,
+        summary.changes_differing, f"edition {edition}" if edition is not None else "list unchanged")
     return summary

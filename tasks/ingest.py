@@ -489,13 +489,18 @@ def ingest_inbox(inbox: str, warehouse_url: str | None, federation: str | None =
     """Read tonight's new files; identical re-sends (checksum in the ledger) are skipped."""
     logger = get_run_logger()
     engine = warehouse.get_engine(warehouse_url)
+    folder = Path(inbox)
+    if not folder.is_dir():
+        # A deployment's inbox that was never made: say so, not "0 file(s)" as on a quiet night.
+        logger.warning("inbox folder %s does not exist: no file read tonight", folder.resolve())
+        return Ingested(batches={}, files_seen=0, files_skipped=[], files_ignored=[])
     from warehouse.deliveries import organisers
 
     registry = organisers(engine).filter(pl.col("folder").is_not_null())
-    folders = {(fed, folder): email for fed, folder, email in registry.select("federation", "folder", "email").rows()}
-    ingested = read_inbox(Path(inbox), warehouse.seen_checksums(engine), federation, folders=folders)
+    folders = {(fed, sub): email for fed, sub, email in registry.select("federation", "folder", "email").rows()}
+    ingested = read_inbox(folder, warehouse.seen_checksums(engine), federation, folders=folders)
     logger.info(
-        "inbox %s: %d file(s), %d already loaded, %d new batch(es): %s",
+        "inbox folder %s: %d file(s), %d already loaded, %d new batch(es): %s",
         inbox, ingested.files_seen, len(ingested.files_skipped), len(ingested.batches),
         ", ".join(f"{f} ({b.files.height} file(s), {b.games.height} games)" for f, b in ingested.batches.items()) or "none",
     )

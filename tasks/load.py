@@ -42,5 +42,28 @@ def load_federation(
             derived_basis=rated.basis if rated is not None else None,
         ),
     )
-    logger.info("%s: %s", batch.federation, result)
+    logger.info("%s: %s", batch.federation, loaded_in_words(result))
     return result
+
+
+def loaded_in_words(result: warehouse.LoadResult) -> str:
+    """A load's counts as its log line says them.
+
+    Examples
+    --------
+    >>> loaded_in_words(warehouse.LoadResult(21, 0, 20, 0, 2505, load_id=2))
+    'loaded 21 file(s), 20 competition(s), 2505 game(s)'
+    >>> loaded_in_words(warehouse.LoadResult(1, 1, 1, 1, 36))
+    'loaded 1 file(s) (1 already loaded), 1 competition(s) (1 earlier version(s) superseded), 36 game(s)'
+    >>> loaded_in_words(warehouse.LoadResult(0, 2, 0, 0, 0))
+    'nothing new to load (2 file(s) already loaded)'
+    >>> loaded_in_words(warehouse.LoadResult(0, 0, 0, 0, 0))
+    'nothing new to load'
+    """
+    if result.files_loaded == 0 and result.competitions_loaded == 0 and result.games_loaded == 0:
+        return "nothing new to load" + (f" ({result.files_skipped} file(s) already loaded)" if result.files_skipped else "")
+    skipped = f" ({result.files_skipped} already loaded)" if result.files_skipped else ""
+    superseded = (f" ({result.competitions_superseded} earlier version(s) superseded)"
+                  if result.competitions_superseded else "")
+    return (f"loaded {result.files_loaded} file(s){skipped}, {result.competitions_loaded} competition(s)"
+            f"{superseded}, {result.games_loaded} game(s)")

@@ -19,7 +19,7 @@ import polars as pl
 
 import validations
 import warehouse
-from engine.rounding import round_half_away_array
+from engine.rounding import INTEGER_SYSTEMS, round_half_away_array
 from engine.rulesets import system_for
 from formats.list_exports import EXPORT_FORMATS, ListHeader, export_file_name, export_list
 from tasks.publish import report_from_warehouse
@@ -33,8 +33,6 @@ __all__ = [
 
 #: The columns of a printed rating list (``ratings list``, DESIGN.md "CLI").
 LIST_COLUMNS = ["federation", "player_id", "name", "rating", "games", "status", "category", "rank"]
-#: Rating systems whose federations publish whole ratings (list exports print integers).
-INTEGER_SYSTEMS = frozenset({"barruf", "fide-elo", "egf-gor"})
 
 
 @dataclass(frozen=True)
@@ -44,7 +42,7 @@ class Edition:
     federation: str
     list_id: int
     edition: int
-    kind: str                         #: ``ordinary`` or ``correcting``
+    kind: str                         #: ``ordinary``, ``correcting`` or ``seed`` (the seeded list)
     as_of: date                       #: in force from this day
     list_name: str | None = None      #: which of the federation's lists (None: its only one)
     entries: pl.DataFrame | None = None   #: the rows (:data:`LIST_COLUMNS`), export-ready if asked
@@ -61,7 +59,7 @@ def find_edition(
     ``list_name`` is one of the federation's lists, ``first_list`` its first (stored unnamed).
     """
     found = warehouse.editions(warehouse.get_engine(warehouse_url), federation, list_name=list_name,
-                               first_list=first_list)
+                               first_list=first_list, with_seed=True)
     if edition is not None:
         found = found.filter(pl.col("edition") == edition)
     elif as_of is not None:

@@ -44,7 +44,7 @@ class Published:
 
     federation: str
     edition: int | None                      # the last edition published (None: none)
-    players_listed: int
+    players_listed: int                      # on the last edition (none tonight: on the one in force)
     players_changed: int                     # rating differs from the previous edition
     players_new: int = 0                     # not on the previous edition
     reports: dict[str, str] = field(default_factory=dict)   # competition (or file) -> status
@@ -601,7 +601,7 @@ def publish_editions(db: Engine, federation: str, rated: Rated, config: dict[str
         )
         logger.info("%s: correcting edition %d changes %d figure(s) of %d published edition(s)",
                     federation, correcting, plan.corrections.height, len(touched))
-    listed = done.latest.height if numbers else 0
+    listed = done.latest.height   # no edition tonight: the one in force (``latest`` is ``previous``)
     changed = changed_players(done.previous, done.latest) if numbers else 0
     added = new_players(done.previous, done.latest) if numbers else 0
     if numbers:

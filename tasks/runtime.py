@@ -42,6 +42,7 @@ __all__ = [
     "get_run_logger",
     "in_prefect_run",
     "task",
+    "transient",
 ]
 
 P = ParamSpec("P")
@@ -128,6 +129,7 @@ def task(
     options: dict[str, Any] = {"name": name}
     if retries:
         options["retries"] = retries
+        options["retry_condition_fn"] = _retry_if_transient
     if retry_delay_seconds is not None:
         options["retry_delay_seconds"] = retry_delay_seconds
 
@@ -135,6 +137,47 @@ def task(
         return DeferredTask(fn, options)
 
     return wrap
+
+
+def transient(error: BaseException) -> bool:
+    """Whether ``error`` may go away on a retry: the database or the network was busy or gone
+    (a lock, a dropped connection, a timeout). A deterministic error (a bad file, a missing
+    folder, a refused value) fails the same way every time: it is not retried.
+
+    Examples
+    --------
+    >>> import sqlalchemy.exc
+    >>> transient(sqlalchemy.exc.OperationalError("SELECT 1", {}, Exception("database is locked")))
+    True
+    >>> transient(ConnectionResetError()), transient(TimeoutError())
+    (True, True)
+    >>> transient(FileNotFoundError("inbox")), transient(ValueError("bad date")), transient(KeyError("x"))
+    (False, False, False)
+    """
+    if isinstance(error, (ConnectionError, TimeoutError)):
+        return True
+    if "sqlalchemy" in sys.modules:
+        import sqlalchemy.exc
+
+        if isinstance(error, (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError,
+                              sqlalchemy.exc.TimeoutError)):
+            return True
+    if "warehouse.errors" in sys.modules:
+        from warehouse.errors import WarehouseUnavailableError
+
+        return isinstance(error, WarehouseUnavailableError)
+    return False
+
+
+def _retry_if_transient(task: Any, task_run: Any, state: Any) -> bool:
+    """Prefect's ``retry_condition_fn``: retry a failed task run only for a :func:`transient` error."""
+    error = getattr(state, "data", None)
+    if not isinstance(error, BaseException):
+        try:
+            error = state.result(raise_on_failure=False)
+        except Exception as raised:   # noqa: BLE001 - a result that cannot be read: its error decides
+            error = raised
+    return isinstance(error, BaseException) and transient(error)
 
 
 def flow(*, name: str, description: str | None = None) -> Callable[[Callable[P, R]], DeferredFlow[P, R]]:

@@ -11,7 +11,9 @@ import hashlib
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import Any
 
+import engine
 import formats
 import warehouse
 from tasks.runtime import get_run_logger, task
@@ -32,8 +34,13 @@ class SeedLoaded:
 
 
 @task(name="load_seed_list")
-def load_seed_list(file: str, federation: str, warehouse_url: str | None) -> SeedLoaded:
+def load_seed_list(file: str, federation: str, warehouse_url: str | None,
+                   config: dict[str, Any] | None = None) -> SeedLoaded:
     """Read the starting list ``file`` and load it into the warehouse for ``federation``.
+
+    A list that carries its edition number (``edition``) is that edition, published as
+    the federation lists it (``config``: its table) on the list's date: ``ratings list
+    --edition N`` shows it, and the first night's edition is counted against it.
 
     Parameters
     ----------
@@ -68,7 +75,13 @@ def load_seed_list(file: str, federation: str, warehouse_url: str | None) -> See
         source_sha256=hashlib.sha256(path.read_bytes()).hexdigest(), edition=edition,
     )
     as_of = ratings.get_column("as_of").drop_nulls().min() if "as_of" in ratings.columns else None
-    rated = warehouse.history(db, federation).competitions.height
-    get_run_logger().info("%s: %d player(s) seeded from %s", federation, count, path.name)
+    history = warehouse.history(db, federation)
+    rated = history.competitions.height
+    logger = get_run_logger()
+    logger.info("%s: %d player(s) seeded from %s", federation, count, path.name)
+    if edition is not None and isinstance(as_of, date) and history.seed.height:
+        listed = engine.rating_list(federation, engine.state_from_seed(history.seed), as_of=as_of, config=config)
+        if warehouse.publish_seed_edition(db, federation, listed, as_of=as_of) is not None:
+            logger.info("%s: the seeded list is edition %d, in force from %s", federation, edition, as_of)
     return SeedLoaded(federation=federation, source=path.name, players=count, edition=edition,
                       as_of=as_of if isinstance(as_of, date) else None, competitions=rated)

@@ -49,6 +49,76 @@ class WhatIf:
     ripple: pl.DataFrame                                     #: RIPPLE_SCHEMA
     competitions_rated: int = 0
     added: dict[str, str] = field(default_factory=dict)      #: added competition -> status after validation
+    #: ``ripple`` as the federation's lists print it: whole ratings where its system publishes
+    #: them (the change is then the difference of the two whole figures); None: as ``ripple``.
+    shown: pl.DataFrame | None = None
+
+
+def as_published(ripple: pl.DataFrame, federation: str, config: Mapping[str, object]) -> pl.DataFrame:
+    """The what-if's figures as the lists print them: whole, rounded half away from zero, where the
+    federation's system publishes whole ratings; the change is the difference of the whole figures.
+
+    Examples
+    --------
+    >>> r = pl.DataFrame({"player_id": ["17"], "name": ["M"], "rating_now": [1340.0], "rating_whatif": [1327.5],
+    ...                   "delta": [-12.5]})
+    >>> as_published(r, "ajusc", {}).row(0)
+    ('17', 'M', 1340, 1328, -12)
+    """
+    import numpy as np
+
+    from engine import system_for
+    from engine.rounding import INTEGER_SYSTEMS, round_half_away_array
+
+    if system_for(federation, config) not in INTEGER_SYSTEMS:
+        return ripple
+
+    def whole(column: str) -> pl.Series:
+        values = ripple.get_column(column).cast(pl.Float64).fill_null(np.nan).to_numpy().astype(np.float64)
+        return pl.Series(column, round_half_away_array(values)).fill_nan(None).cast(pl.Int64)
+
+    now, then = whole("rating_now"), whole("rating_whatif")
+    return ripple.with_columns(now, then, (then - now).alias("delta"))
+
+
+def added_outcome(batch: FederationBatch) -> dict[str, str]:
+    """Each added competition's status after validation; a refused one with its deciding finding
+    (rule, message, file, line and field), as the night's report would give it.
+
+    Examples
+    --------
+    >>> from formats.schema import FINDINGS_SCHEMA
+    >>> comps = pl.DataFrame({"competition_id": ["C-1"], "status": ["rejected"]})
+    >>> found = conform(pl.DataFrame({"competition_id": ["C-1"], "rule": ["ajusc.min_rounds"], "severity": ["reject"],
+    ...     "message": ["3 rounds, at least 5 needed"], "source": ["c1.results.csv"], "line": [None], "field": [None]}),
+    ...     FINDINGS_SCHEMA)
+    >>> added_outcome(FederationBatch(federation="ajusc", competitions=comps, findings=found))
+    {'C-1': 'rejected: ajusc.min_rounds: 3 rounds, at least 5 needed (c1.results.csv)'}
+    """
+    out: dict[str, str] = {}
+    for cid, status in batch.competitions.select("competition_id", "status").iter_rows():
+        text = str(status)
+        deciding = {"rejected": "reject", "held": "hold"}.get(text)
+        if deciding is not None and batch.findings.height:
+            found = batch.findings.filter((pl.col("competition_id") == cid) & (pl.col("severity") == deciding))
+            if found.height:
+                text = f"{text}: {where_found(found.row(0, named=True))}"
+        out[str(cid)] = text
+    return out
+
+
+def where_found(finding: Mapping[str, object]) -> str:
+    """A finding in one line: ``rule: message (file, line N, field F)``.
+
+    >>> where_found({"rule": "format.date", "message": "not a date", "source": "a.csv", "line": 3, "field": "end_date"})
+    "format.date: not a date (a.csv, line 3, field 'end_date')"
+    """
+    at = [str(finding["source"])] if finding.get("source") else []
+    if finding.get("line") is not None:
+        at.append(f"line {finding['line']}")
+    if finding.get("field"):
+        at.append(f"field {finding['field']!r}")
+    return f"{finding['rule']}: {finding['message']}" + (f" ({', '.join(at)})" if at else "")
 
 
 def parse_assignment(text: str, option: str, what: str) -> tuple[str, str]:
@@ -303,7 +373,7 @@ def report_whatif(result: WhatIf) -> None:
     """The ripple as a table artifact (its first 1,000 rows) and one log line."""
     create_table_artifact(
         key=f"whatif-{result.federation}",
-        table=result.ripple.head(1000).to_dicts(),
+        table=(result.ripple if result.shown is None else result.shown).head(1000).to_dicts(),
         description=f"What-if for {result.federation}: {result.ripple.height} player(s) would change",
     )
     get_run_logger().info("%s: %d competition(s) re-rated, %d player(s) would change", result.federation,

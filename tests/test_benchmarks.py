@@ -96,6 +96,7 @@ def test_a_history_is_written_in_files_under_the_inbox_limit(tmp_path: Path) -> 
 def test_a_run_that_loaded_less_than_its_history_is_an_error() -> None:
     from benchmarks.__main__ import loaded
 
-    loaded("[ 1.0s] load: x: LoadResult(games_loaded=10) [ 2.0s] load: y: LoadResult(games_loaded=5)", 15)
+    loaded("[ 1.0s] load: x: loaded 1 file(s), 1 competition(s), 10 game(s)\n"
+           "[ 2.0s] load: y: loaded 2 file(s) (1 already loaded), 1 competition(s), 5 game(s)", 15)
     with pytest.raises(RuntimeError, match="loaded 0 games of 1,000"):
         loaded("unreadable: rejected (format.too_large)", 1_000)

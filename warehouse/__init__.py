@@ -31,6 +31,7 @@ from warehouse.editions import (
     publish_edition,
     publish_editions,
     publish_list,
+    publish_seed_edition,
     rating_list,
     stored_lines,
 )
@@ -102,6 +103,7 @@ __all__ = [
     "publish_edition",
     "publish_editions",
     "publish_list",
+    "publish_seed_edition",
     "rating_basis",
     "rating_changes",
     "rating_list",

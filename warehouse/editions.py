@@ -49,6 +49,7 @@ __all__ = [
     "publish_edition",
     "publish_editions",
     "publish_list",
+    "publish_seed_edition",
     "rating_list",
     "stored_lines",
 ]
@@ -189,18 +190,59 @@ def _starts_at(edition: int, lines: str | None, base_edition: int | None) -> tup
     return full, edition if full else int(base_edition or 0)
 
 
-def _next_edition(conn: Any, federation: str) -> int:
-    """The next edition number: after the latest published, else after the seeded list's edition."""
-    latest = conn.execute(sa.select(sa.func.max(_RL.c.edition)).where(_RL.c.federation == federation)).scalar()
-    if latest is not None:
-        return int(latest) + 1
+def _seeded_edition(conn: Any, federation: str) -> int | None:
+    """The edition number the latest seeded list carried (None: no seed, or one without a number)."""
     seed_ledger = conn.execute(
         sa.select(sa.func.max(_L.id)).where(_L.federation == federation, _L.kind == "seed")
     ).scalar()
     seeded = conn.execute(
         sa.select(sa.func.max(_S.edition)).where(_S.ledger_id == seed_ledger)
     ).scalar() if seed_ledger is not None else None
-    return 1 if seeded is None else int(seeded) + 1
+    return None if seeded is None else int(seeded)
+
+
+def _next_edition(conn: Any, federation: str) -> int:
+    """The next edition number: after the latest published, else after the seeded list's edition."""
+    latest = conn.execute(sa.select(sa.func.max(_RL.c.edition)).where(_RL.c.federation == federation)).scalar()
+    if latest is not None:
+        return int(latest) + 1
+    seeded = _seeded_edition(conn, federation)
+    return 1 if seeded is None else seeded + 1
+
+
+def publish_seed_edition(engine: Engine, federation: str, rating_list: pl.DataFrame, *,
+                         as_of: dt.date) -> int | None:
+    """Store the seeded list as the edition it was (``kind = 'seed'``); return its number.
+
+    The list a federation brings is the edition in force until the pipeline publishes
+    its first: ``ratings list --edition N`` and ``--as-of`` its date answer it, and the
+    first edition published after it is compared with it (changes, new players). Only
+    a seed that carries an edition number is one, and only while the federation has no
+    edition: a later seed publishes nothing (an edition is never rewritten). None when
+    nothing was stored.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> from warehouse.load import load_seed
+    >>> engine = get_engine("sqlite://")
+    >>> lst = pl.DataFrame({"player_id": ["7"], "name": ["Anna"], "rating": [1510.0], "rank": [1]})
+    >>> load_seed(engine, "ajusc", lst, source="s.ratings.csv", source_sha256="ab", edition=190)
+    1
+    >>> publish_seed_edition(engine, "ajusc", lst, as_of=dt.date(2025, 9, 1))
+    190
+    >>> publish_list(engine, "ajusc", lst.with_columns(pl.lit(1520.0).alias("rating")), as_of=dt.date(2025, 10, 4))
+    191
+    >>> editions(engine, "ajusc", with_seed=True).select("edition", "kind").rows()
+    [(190, 'seed'), (191, 'ordinary')]
+    """
+    with write_transaction(engine) as conn:
+        seeded = _seeded_edition(conn, federation)
+        if seeded is None:
+            return None
+        if conn.execute(sa.select(_RL.c.id).where(_RL.c.federation == federation).limit(1)).first():
+            return None
+        return _publish(conn, federation, [Edition(rating_list, as_of, kind="seed")], known=None, number=seeded)[0]
 
 
 def publish_edition(
@@ -311,13 +353,15 @@ def _tip(conn: Connection, federation: str, list_name: str | None,
 
 
 def publish_editions(engine: Engine, federation: str, editions: Sequence[Edition], *,
-                     known: Mapping[str | None, tuple[int, pl.DataFrame]] | None = None) -> list[int]:
+                     known: Mapping[str | None, tuple[int, pl.DataFrame]] | None = None,
+                     number: int | None = None) -> list[int]:
     """Store ``editions`` as the federation's next editions, in order, in ONE transaction.
 
     ``known``: by list name as stored, an edition the caller already read in full, ``(edition,
     content)`` as :func:`latest_edition` gives it. When it is still that list's last edition, the
     first new edition is compared with it instead of reading it again (a list's last edition is
-    replayed from its last full one: 1.1 s of a 1M-game archive's night).
+    replayed from its last full one: 1.1 s of a 1M-game archive's night). ``number``: the first
+    edition's number, when it is not the next one (the seed edition, :func:`publish_seed_edition`).
 
     A night that rates a migrated archive publishes an edition per competition: hundreds
     or thousands. One commit for all of them instead of one each (SQLite syncs the disk
@@ -334,67 +378,73 @@ def publish_editions(engine: Engine, federation: str, editions: Sequence[Edition
     """
     if not editions:
         return []
-    numbers: list[int] = []
     with write_transaction(engine) as conn:
-        register_federation(conn, federation)
-        first_edition = _next_edition(conn, federation)
-        first_id = next_id(conn, _RL)
-        first_fix = next_id(conn, _EC)
-        now = dt.datetime.now(dt.UTC)
-        tips: dict[str | None, _Tip] = {}
-        heads: list[dict[str, Any]] = []
-        lines: list[pl.DataFrame] = []
-        fixes: list[pl.DataFrame] = []
-        for i, e in enumerate(editions):
-            edition, list_id = first_edition + i, first_id + i
-            tip = tips.get(e.list_name)
-            if tip is None:
-                tip = tips[e.list_name] = _tip(conn, federation, e.list_name, (known or {}).get(e.list_name))
-            if e.lines is not None:
-                stored = e.lines
-                content = None if stored.rating_list is None else _own(
-                    stored.rating_list, RATING_LIST_SCHEMA, federation, "rating list")
-            else:
-                content = _own(e.rating_list, RATING_LIST_SCHEMA, federation, "rating list")
-                before = tip.in_full()
-                if tip.exists and before is None:
-                    raise ValueError(f"edition {edition} has no lines and follows an edition known only by its lines")
-                stored = list_lines(before if tip.exists else None, content)
-            if stored.full:
-                base = edition
-                sha = frame_sha256(_content(stored.lines, True, federation))
-            else:
-                base = tip.base if tip.exists else 0
-                # Chained: this edition's lines after the checksum of the edition they follow.
-                sha = hashlib.sha256((tip.sha + stored.lines.write_csv()).encode()).hexdigest()
-            tips[e.list_name] = _Tip(True, base, sha, content)
-            heads.append({
-                "id": list_id, "federation": federation, "edition": edition, "as_of": e.as_of,
-                "published_at": now, "n_players": stored.n_players, "content_sha256": sha,
-                "list_name": e.list_name, "kind": e.kind, "covers": e.covers,
-                "lines": "full" if stored.full else "changes", "base_edition": base,
-            })
-            lines.append(stored.lines.with_columns(
+        return _publish(conn, federation, editions, known=known, number=number)
+
+
+def _publish(conn: Connection, federation: str, editions: Sequence[Edition], *,
+             known: Mapping[str | None, tuple[int, pl.DataFrame]] | None, number: int | None) -> list[int]:
+    """:func:`publish_editions` inside the caller's transaction."""
+    numbers: list[int] = []
+    register_federation(conn, federation)
+    first_edition = _next_edition(conn, federation) if number is None else number
+    first_id = next_id(conn, _RL)
+    first_fix = next_id(conn, _EC)
+    now = dt.datetime.now(dt.UTC)
+    tips: dict[str | None, _Tip] = {}
+    heads: list[dict[str, Any]] = []
+    lines: list[pl.DataFrame] = []
+    fixes: list[pl.DataFrame] = []
+    for i, e in enumerate(editions):
+        edition, list_id = first_edition + i, first_id + i
+        tip = tips.get(e.list_name)
+        if tip is None:
+            tip = tips[e.list_name] = _tip(conn, federation, e.list_name, (known or {}).get(e.list_name))
+        if e.lines is not None:
+            stored = e.lines
+            content = None if stored.rating_list is None else _own(
+                stored.rating_list, RATING_LIST_SCHEMA, federation, "rating list")
+        else:
+            content = _own(e.rating_list, RATING_LIST_SCHEMA, federation, "rating list")
+            before = tip.in_full()
+            if tip.exists and before is None:
+                raise ValueError(f"edition {edition} has no lines and follows an edition known only by its lines")
+            stored = list_lines(before if tip.exists else None, content)
+        if stored.full:
+            base = edition
+            sha = frame_sha256(_content(stored.lines, True, federation))
+        else:
+            base = tip.base if tip.exists else 0
+            # Chained: this edition's lines after the checksum of the edition they follow.
+            sha = hashlib.sha256((tip.sha + stored.lines.write_csv()).encode()).hexdigest()
+        tips[e.list_name] = _Tip(True, base, sha, content)
+        heads.append({
+            "id": list_id, "federation": federation, "edition": edition, "as_of": e.as_of,
+            "published_at": now, "n_players": stored.n_players, "content_sha256": sha,
+            "list_name": e.list_name, "kind": e.kind, "covers": e.covers,
+            "lines": "full" if stored.full else "changes", "base_edition": base,
+        })
+        lines.append(stored.lines.with_columns(
+            pl.lit(list_id, pl.Int64).alias("list_id"),
+            pl.int_range(1, stored.lines.height + 1, dtype=pl.Int64).alias("seq"),
+            pl.lit(federation).alias("federation"),
+        ))
+        if e.corrections is not None and e.corrections.height:
+            diff = conform(e.corrections, CORRECTIONS_SCHEMA)
+            fixes.append(diff.with_columns(
                 pl.lit(list_id, pl.Int64).alias("list_id"),
-                pl.int_range(1, stored.lines.height + 1, dtype=pl.Int64).alias("seq"),
                 pl.lit(federation).alias("federation"),
+                pl.lit(e.list_name, pl.Utf8).alias("list_name"),
+                pl.lit(edition, pl.Int64).alias("correcting_edition"),
+                pl.lit(e.reason, pl.Utf8).alias("reason"),
             ))
-            if e.corrections is not None and e.corrections.height:
-                diff = conform(e.corrections, CORRECTIONS_SCHEMA)
-                fixes.append(diff.with_columns(
-                    pl.lit(list_id, pl.Int64).alias("list_id"),
-                    pl.lit(federation).alias("federation"),
-                    pl.lit(e.list_name, pl.Utf8).alias("list_name"),
-                    pl.lit(edition, pl.Int64).alias("correcting_edition"),
-                    pl.lit(e.reason, pl.Utf8).alias("reason"),
-                ))
-            numbers.append(edition)
-        conn.execute(sa.insert(_RL), heads)
-        insert_frame(conn, _RLL, pl.concat(lines, how="vertical_relaxed"))
-        if fixes:
-            diff = pl.concat(fixes, how="vertical_relaxed")
-            insert_frame(conn, _EC, diff.with_columns(
-                pl.int_range(first_fix, first_fix + diff.height, dtype=pl.Int64).alias("id")))
+        numbers.append(edition)
+    conn.execute(sa.insert(_RL), heads)
+    insert_frame(conn, _RLL, pl.concat(lines, how="vertical_relaxed"))
+    if fixes:
+        diff = pl.concat(fixes, how="vertical_relaxed")
+        insert_frame(conn, _EC, diff.with_columns(
+            pl.int_range(first_fix, first_fix + diff.height, dtype=pl.Int64).alias("id")))
     return numbers
 
 
@@ -576,16 +626,19 @@ def _list_filter(federation: str, list_name: str | None, first_list: str | None,
 
 def editions(
     engine: Engine, federation: str, *, list_name: str | None = None, first_list: str | None = None,
-    all_lists: bool = False,
+    all_lists: bool = False, with_seed: bool = False,
 ) -> pl.DataFrame:
-    """Published editions of the federation's list (EDITIONS_SCHEMA), by edition number.
+    """Editions the pipeline published of the federation's list (EDITIONS_SCHEMA), by edition number.
 
     ``list_name`` one of its lists (``first_list``: its first, stored with a null
     ``list_name``; None: the first list); ``all_lists`` every list's editions, with the
-    first list's name filled in from ``first_list``.
+    first list's name filled in from ``first_list``; ``with_seed`` the seeded list's
+    edition too (:func:`publish_seed_edition`).
     """
     cols = [_RL.c.id.label("list_id"), *(_RL.c[k] for k in list(EDITIONS_SCHEMA)[1:])]
     where = _list_filter(federation, list_name, first_list, all_lists)
+    if not with_seed:
+        where = sa.and_(where, sa.func.coalesce(_RL.c.kind, "ordinary") != "seed")
     with engine.connect() as conn:
         frame = read_frame(conn, sa.select(*cols).where(where).order_by(_RL.c.edition), EDITIONS_SCHEMA)
     return frame.with_columns(

@@ -30,13 +30,20 @@ def edition_in_force(engine: Engine, federation: str, as_of: dt.date | None = No
 
 
 def competitions_of_file(engine: Engine, source: str, federation: str | None = None) -> list[tuple[str, str]]:
-    """``(federation, competition_id)`` of the current competitions read from file ``source``."""
-    query = sa.select(_C.c.federation, _C.c.competition_id).where(
-        (_C.c.source == source) & (_C.c.status != "superseded"))
-    if federation is not None:
-        query = query.where(_C.c.federation == federation)
+    """``(federation, competition_id)`` of the current competitions read from file ``source``; when
+    none is current, those a later file superseded (their report is the current version's: an
+    organiser asks for the file they sent, whatever replaced it since)."""
     with engine.connect() as conn:
-        return [(str(f), str(c)) for f, c in conn.execute(query.order_by(_C.c.federation, _C.c.competition_id))]
+        for current in (True, False):
+            query = sa.select(_C.c.federation, _C.c.competition_id).where(
+                (_C.c.source == source) & ((_C.c.status != "superseded") if current else (_C.c.status == "superseded")))
+            if federation is not None:
+                query = query.where(_C.c.federation == federation)
+            found = list(dict.fromkeys(
+                (str(f), str(c)) for f, c in conn.execute(query.order_by(_C.c.federation, _C.c.competition_id))))
+            if found:
+                return found
+    return []
 
 
 def file_findings(engine: Engine, source: str, federation: str | None = None) -> pl.DataFrame:

@@ -975,7 +975,8 @@ def _render_federation(
         else:
             corrections = diffs[e["index"]]
             writer.write_keyed(edition_path(e, as_list), key,
-                               lambda: edition_page.render(root="../../", **ctx, corrections=corrections))
+                               lambda: edition_page.render(root="../../", **ctx, corrections=correction_rows(corrections),
+                                                           correction_reason=correction_reason(corrections)))
 
     # Player cards. A card is made from its base (everything but the games) and its games (the
     # explanations, most of the warehouse), which are read only for the cards that may have changed
@@ -1207,6 +1208,41 @@ def _plan_cards(
 def _each(render: Callable[[Any], None], items: Iterable[Any]) -> None:
     for item in items:
         render(item)
+
+
+def correction_rows(rows: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """A correcting edition's diff as its page shows it: the player, the edition corrected and
+    the figure it published and holds now, whole as the lists print them, and the change.
+
+    Examples
+    --------
+    >>> correction_rows([{"player_id": "102", "name": "Anna", "edition": "195", "edition_as_of": "2025-12-13",
+    ...                   "published": "1047.0", "now": "1067.0", "reason": "BARRUF-195", "list_id": "22"}])
+    [{'player_id': '102', 'name': 'Anna', 'edition': '195', 'as_of': '2025-12-13', 'published': '1047', 'now': '1067', 'change': '+20'}]
+    >>> correction_rows([{"player_id": "9", "name": None, "edition": "3", "edition_as_of": "2026-01-01",
+    ...                   "published": None, "now": "1400.0"}])[0]["published"]
+    ''
+    """
+    if not rows:
+        return None
+
+    def figure(value: Any) -> float | None:
+        return None if value in (None, "") else float(value)
+
+    out = []
+    for row in rows:
+        published, now = figure(row.get("published")), figure(row.get("now"))
+        change = None if published is None or now is None else float(fmt_rating(now)) - float(fmt_rating(published))
+        out.append({"player_id": row.get("player_id"), "name": row.get("name"), "edition": row.get("edition"),
+                    "as_of": row.get("edition_as_of"), "published": fmt_rating(published),
+                    "now": fmt_rating(now), "change": signed(change)})
+    return out
+
+
+def correction_reason(rows: Sequence[Mapping[str, Any]] | None) -> str | None:
+    """The competitions that made a correcting edition (its diff's ``reason``), once."""
+    reasons = dict.fromkeys(str(r["reason"]) for r in rows or () if r.get("reason"))
+    return ", ".join(reasons) or None
 
 
 def _corrections_by_edition(corrections: pl.DataFrame | None, editions: Sequence[Mapping[str, Any]],

@@ -51,7 +51,9 @@ def test_the_command_flows_in_process_and_under_the_engine(
     monkeypatch.setenv("RATINGS_WAREHOUSE_URL", sqlite_url)
     loaded = run_flow(seed, file=str(seed_file), federation="ajusc", warehouse_url=None)
     assert (loaded.players, loaded.edition, loaded.as_of, loaded.competitions) == (2, 190, date(2025, 9, 1), 0)
-    assert run_flow(rating_list, federation="ajusc", warehouse_url=None) is None
+    # The seeded list is its edition, in force from its date, until the first night's.
+    seeded = run_flow(rating_list, federation="ajusc", warehouse_url=None)
+    assert (seeded.edition, seeded.as_of, seeded.kind, seeded.entries.height) == (190, date(2025, 9, 1), "seed", 2)
 
     publish_two_editions(sqlite_url)
     latest = run_flow(rating_list, federation="ajusc", warehouse_url=None)

@@ -96,5 +96,6 @@ def test_editions_191_to_210_as_the_federation_published_them(shared_data: Path,
         by_number = runner.invoke(app, ["list", "--federation", "ajusc", "--edition", str(edition),
                                         "--format", "csv", "--warehouse", url])
         assert by_number.output == listed.output
-    before = runner.invoke(app, ["list", "--federation", "ajusc", "--as-of", "2025-09-01", "--warehouse", url])
-    assert before.exit_code == 1 and "no list published for ajusc on or before 2025-09-01" in before.output
+    # The seeded list is edition 190, in force from its date (2025-09-01); before it, nothing.
+    before = runner.invoke(app, ["list", "--federation", "ajusc", "--as-of", "2025-08-31", "--warehouse", url])
+    assert before.exit_code == 1 and "no list published for ajusc on or before 2025-08-31" in before.output

@@ -9,6 +9,7 @@ are not on it, so they start as newcomers.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from datetime import date
 from pathlib import Path
@@ -22,7 +23,7 @@ from typer.testing import CliRunner
 
 import warehouse
 from flows.cli import app
-from flows.whatif import apply_changes, ripple
+from flows.whatif import apply_changes, as_published, ripple
 from formats.schema import (
     COMPETITIONS_SCHEMA,
     GAMES_SCHEMA,
@@ -217,3 +218,21 @@ def test_the_table_prints_whole_ratings_as_the_lists_do(rated: str) -> None:
     assert not re.search(r"\d\.\d", row), row
     now, then, delta = (c for c in cells[1:] if re.fullmatch(r"[+-]?\d+", c))
     assert int(then) - int(now) == int(delta), row   # the change is the difference of the whole figures
+
+
+def test_an_added_rejected_file_says_why(rated: str, tmp_path: Path) -> None:
+    """``--add`` of a file the rules refuse names the deciding finding: rule, file, line, field."""
+    short = tmp_path / "SHORT-1.results.csv"
+    short.write_text("federation,competition_id,start_date,end_date,round,player_a,player_b,score_a\n"
+                     "ajusc,SHORT-1,2026-03-01,2026-03-01,1,1001,1004,1\n", encoding="utf-8")
+    result = runner.invoke(app, ["whatif", "--federation", "ajusc", "--warehouse", rated, "--add", str(short)])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.stdout.split())
+    assert re.search(r"added SHORT-1: rejected: ajusc\.min_players: .* \(SHORT-1\.results\.csv, field 'player_a'\)",
+                     said), said
+
+
+def test_the_table_rounds_half_away_from_zero_as_the_lists_do() -> None:
+    shown = as_published(pl.DataFrame({"player_id": ["1"], "name": ["A"], "rating_now": [1100.5],
+                                       "rating_whatif": [1102.5], "delta": [2.0]}), "ajusc", {})
+    assert shown.row(0) == ("1", "A", 1101, 1103, 2)   # as `ratings list --format csv` rounds

@@ -207,6 +207,23 @@ BROKEN = [
         "start_date",
     ),
     (
+        # Day and month could be either way round: only the documented YYYY-MM-DD is a date.
+        "a date not in the documented style",
+        ["ajusc,C1,Open,03/04/2026,2026-04-04,1,7,5,1,played"],
+        "format.csv.bad_date",
+        "reject",
+        3,
+        "start_date",
+    ),
+    (
+        "an end date not in the documented style",
+        ["ajusc,C1,Open,2026-04-03,04.04.2026,1,7,5,1,played"],
+        "format.csv.bad_date",
+        "reject",
+        3,
+        "end_date",
+    ),
+    (
         "end before start",
         ["ajusc,C1,Open,2025-10-04,2025-10-01,1,7,5,1,played"],
         "format.csv.bad_date",

@@ -103,3 +103,27 @@ def test_whatif_tasks_read_and_refuse(tmp_path: Path) -> None:
 def test_prepare_gx_project_is_idempotent(tmp_path: Path) -> None:
     first = prepare_gx_project.fn(str(tmp_path / "gx"))
     assert prepare_gx_project.fn(str(tmp_path / "gx")) == first and Path(first).is_dir()
+
+
+def test_a_deterministic_error_is_not_retried() -> None:
+    """A missing file fails the same way on every try: one attempt, no 35 s of waiting."""
+    import time
+    from types import SimpleNamespace
+
+    from tasks.runtime import _retry_if_transient
+    from tasks.runtime import task as ratings_task
+
+    attempts: list[int] = []
+
+    @ratings_task(name="reads_a_file", retries=2, retry_delay_seconds=[5, 30])
+    def reads_a_file() -> None:
+        attempts.append(1)
+        raise FileNotFoundError("no such file: inbox/x.csv")
+
+    started = time.monotonic()
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        call(reads_a_file)
+    assert attempts == [1] and time.monotonic() - started < 2
+    # Prefect's own retries ask the same question of the failed state.
+    assert _retry_if_transient(None, None, SimpleNamespace(data=FileNotFoundError("x"))) is False
+    assert _retry_if_transient(None, None, SimpleNamespace(data=ConnectionResetError())) is True

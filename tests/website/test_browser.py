@@ -202,3 +202,32 @@ def test_a_card_of_a_large_archive_shows_the_current_rank(browser: Any, small_se
     page.goto((out / FED / "players" / page_name("1")).as_uri())
     assert page.locator("span.current-rank").inner_text() == "Rank: see the current list."
     context.close()
+
+
+_FITS = """() => {
+    const page = document.documentElement.scrollWidth <= window.innerWidth;
+    const cut = [];
+    for (const t of document.querySelectorAll('table')) {
+        // A table wider than its box must scroll inside it, else its right columns are cut off.
+        const box = t.parentElement.getBoundingClientRect().width;
+        const scrolls = ['auto', 'scroll'].includes(getComputedStyle(t).overflowX)
+            || ['auto', 'scroll'].includes(getComputedStyle(t.parentElement).overflowX);
+        if (t.getBoundingClientRect().width > box + 1 || (t.scrollWidth > t.clientWidth + 1 && !scrolls))
+            cut.push(t.id || t.className);
+    }
+    return {page: page, cut: cut};
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_page_overflows_and_no_table_is_cut_off(browser: Any, small_site: Path, width: int) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    wrong = {}
+    for path in sorted(small_site.rglob("*.html")):
+        page.goto(path.as_uri())
+        fits = page.evaluate(_FITS)
+        if not fits["page"] or fits["cut"]:
+            wrong[str(path.relative_to(small_site))] = fits
+    context.close()
+    assert wrong == {}

@@ -4,6 +4,7 @@ and rewrites only what changed."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from datetime import date
 from pathlib import Path
@@ -166,19 +167,32 @@ def test_a_second_run_writes_nothing_and_removes_stale_pages(small_site: Path, s
 
 
 def test_correction_diffs_show_on_their_edition(small_season: SmallSeason, tmp_path: Path) -> None:
-    """When the warehouse keeps a diff of corrected editions, the correcting edition shows it."""
+    """The correcting edition shows, for each figure it corrects, the player, the edition and the
+    figure published and now, whole as on the lists: not the stored table's own columns."""
     url = f"sqlite:///{tmp_path / 'corrected.db'}"
     shutil.copy(small_season.url.removeprefix("sqlite:///"), tmp_path / "corrected.db")
     db = warehouse.get_engine(url)
-    with db.begin() as conn:
-        conn.execute(sa.text(
-            "CREATE TABLE rating_list_corrections (federation TEXT, edition INTEGER, corrects_edition INTEGER, "
-            "player_id TEXT, published REAL, now REAL)"))
-        conn.execute(sa.text("INSERT INTO rating_list_corrections VALUES "
-                             "('ajusc', 3, 2, '4', 1096, 1101), ('egf', 3, 2, 'x', 1, 2)"))
+    published = warehouse.editions(db, FED)
+    second = published.row(1, named=True)
+    latest = warehouse.rating_list(db, FED)
+    player_id, name = latest.select("player_id", "name").row(0)
+    diff = pl.DataFrame({
+        "edition": [second["edition"]], "edition_as_of": [second["as_of"]], "player_id": [player_id],
+        "name": [name], "published": [1096.0], "now": [1101.4],
+    })
+    number = warehouse.publish_edition(db, FED, latest, as_of=date(2026, 6, 1), kind="correcting",
+                                       corrections=diff, reason="LATE-1")
     website.build_site(db, tmp_path / "site")
-    page = (tmp_path / "site" / FED / "editions" / "3.html").read_text(encoding="utf-8")
-    assert "Corrections in this edition" in page and "1101" in page and "corrects_edition" in page
+    page = (tmp_path / "site" / FED / "editions" / f"{number}.html").read_text(encoding="utf-8")
+    assert "Corrections in this edition" in page and "because of <bdi>LATE-1</bdi>" in page
+    section = page[page.index('<section class="corrections">'):page.index("</section>")]
+    headers = re.findall(r"<th[^>]*>([^<]*)</th>", section)
+    assert headers == ["Player", "Id", "Edition", "In force from", "Published", "Now", "Change"]
+    cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", section)]
+    assert cells == [name, player_id, str(second["edition"]), second["as_of"].isoformat(), "1096", "1101", "+5"]
+    assert f'href="../../{FED}/players/{page_name(player_id)}"' in section
+    for raw in ("list_id", "correcting_edition", "1096.0", "1101.4"):
+        assert raw not in section
     assert "Corrections in this edition" not in (tmp_path / "site" / FED / "editions" / "2.html").read_text()
 
 
