@@ -341,6 +341,10 @@ def inside(root: Path, path: Path) -> Path:
     return path
 
 
+#: A file the site writes first in its folder: the folder is the site's own.
+MARKER = ".ratings-site"
+
+
 def _site_folder(out: Path) -> None:
     """Refuse a folder the site may not write into: ``/``, the home folder, a file, or a
     non-empty folder it did not make (no manifest of an earlier site there)."""
@@ -350,9 +354,15 @@ def _site_folder(out: Path) -> None:
                         "give a folder of the site's own (e.g. site/)")
     if out.exists() and not out.is_dir():
         raise SiteError(f"site folder {str(out)!r} is a file, not a folder")
-    if out.is_dir() and not (out / MANIFEST).is_file() and any(out.iterdir()):
+    ours = (out / MANIFEST).is_file() or (out / MARKER).is_file()
+    if out.is_dir() and not ours and any(p.name not in (MANIFEST, MARKER, frames.FOLDER) for p in out.iterdir()):
         raise SiteError(f"site folder {str(out)!r} is not empty and holds no site of ours (no {MANIFEST}): "
                         "give a new or empty folder, so that no file of yours is overwritten")
+    # Written before any page: a folder whose first generation was killed half-way, or whose
+    # manifest was deleted to render every page again, is still known as the site's own.
+    out.mkdir(parents=True, exist_ok=True)
+    if not (out / MARKER).is_file():
+        (out / MARKER).write_text("This folder is a publication site written by `ratings site`.\n", encoding="utf-8")
 
 
 def _json_block(payload: Mapping[str, Any]) -> Markup:

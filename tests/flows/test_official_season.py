@@ -31,7 +31,7 @@ def test_seed_and_run_reproduce_editions_191_to_200(shared_data: Path, tmp_path:
 
     seeded = runner.invoke(app, ["seed", "--federation", "ajusc", str(season / "season.ratings.csv"), "--warehouse", url])
     assert seeded.exit_code == 0, seeded.output
-    ran = runner.invoke(app, ["run", "--inbox", str(inbox), "--warehouse", url, "--as-of", "2026-06-30",
+    ran = runner.invoke(app, ["run", "--inbox", str(inbox), "--warehouse", url, "--as-of", "2026-08-31",
                               "--reports", str(tmp_path / "reports")])
     assert ran.exit_code == 0, ran.output
 
@@ -69,7 +69,7 @@ def test_editions_191_to_210_as_the_federation_published_them(shared_data: Path,
     runner = CliRunner()
     assert runner.invoke(app, ["seed", "--federation", "ajusc", str(season / "season.ratings.csv"),
                                "--warehouse", url]).exit_code == 0
-    ran = runner.invoke(app, ["run", "--inbox", str(inbox), "--warehouse", url, "--as-of", "2026-06-30",
+    ran = runner.invoke(app, ["run", "--inbox", str(inbox), "--warehouse", url, "--as-of", "2026-08-31",
                               "--reports", str(tmp_path / "reports")])
     assert ran.exit_code == 0, ran.output
 
