@@ -18,6 +18,8 @@ from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import formatdate, parseaddr
 
+from formats.safety import escape_controls
+
 __all__ = [
     "OUTCOMES",
     "Digest",
@@ -169,12 +171,12 @@ class Digest:
         """The digest as plain text (Markdown)."""
         out = [f"# {self.subject()}", ""]
         for message in self.errors:
-            out += [f"**Internal error:** {_plain(message)}", ""]
+            out += [f"**Internal error:** {escape_controls(message)}", ""]
         for title, lines in self.sections():
             out += [f"## {title}", ""]
             for line in lines:
                 where = f" <{_join(site_url, line.link)}>" if site_url and line.link else ""
-                out.append(f"- {line.federation.upper()} {_plain(line.what)}: {_plain(line.detail)}{where}")
+                out.append(f"- {line.federation.upper()} {escape_controls(line.what)}: {escape_controls(line.detail)}{where}")
             out.append("")
         return "\n".join(out)
 
@@ -183,26 +185,20 @@ class Digest:
         e = html.escape
         body = [f'<h1 style="font-size:1.35rem">{e(self.subject())}</h1>']
         for message in self.errors:
-            body.append(f"<p><strong>Internal error:</strong> {e(_plain(message))}</p>")
+            body.append(f"<p><strong>Internal error:</strong> {e(escape_controls(message))}</p>")
         for title, lines in self.sections():
             body.append(f'<h2 style="font-size:1.1rem;margin-top:1.4rem">{e(title)}</h2><ul>')
             for line in lines:
-                what = e(_plain(line.what))
+                what = e(escape_controls(line.what))
                 if site_url and line.link:
                     what = f'<a href="{e(_join(site_url, line.link), quote=True)}">{what}</a>'
-                body.append(f"<li>{e(line.federation.upper())} {what}: {e(_plain(line.detail))}</li>")
+                body.append(f"<li>{e(line.federation.upper())} {what}: {e(escape_controls(line.detail))}</li>")
             body.append("</ul>")
         return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
                 f"<title>{e(self.subject())}</title></head>"
                 '<body style="font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:46rem;'
                 'margin:1rem auto;padding:0 1rem;line-height:1.5;color:#1f2933">'
                 f"{''.join(body)}</body></html>")
-
-
-def _plain(text: str) -> str:
-    """A value from a file shown as text: control characters escaped, never acted on."""
-    return "".join(ch if unicodedata.category(ch) != "Cc" else ch.encode("unicode_escape").decode("ascii")
-                   for ch in text)
 
 
 def _join(site_url: str, path: str) -> str:

@@ -563,20 +563,14 @@ def _print_summary(summary) -> None:  # type: ignore[no-untyped-def]
     delivered = getattr(summary, "delivered", None)
     if delivered is not None:
         for line in delivered.lines():
-            console.print(shown(line), markup=False, highlight=False)
+            console.print(_plain(line), markup=False, highlight=False)
 
 
-def shown(text: object) -> str:
-    """``text`` for a terminal: control characters (an ESC from a file's name or id)
-    written as escapes, never sent to the terminal.
+def _plain(text: object) -> str:
+    """Text from a file on a plain line (no rich markup): control characters escaped."""
+    from tasks.check import terminal_text
 
-    Examples
-    --------
-    >>> print(shown("CAT\\x1b[2J-1"))
-    CAT\\x1b[2J-1
-    """
-    return "".join(ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
-                   for ch in str(text))
+    return terminal_text(text, keep="")
 
 
 @app.command()
@@ -1048,7 +1042,7 @@ def organiser_add(
                         competitions=competitions, folder=folder)
     which = (f"competitions {competitions}" if competitions else f"files in inbox/{federation}/{folder}/"
              if folder else "every competition without another organiser")
-    typer.echo(shown(f"organiser entry {entry}: {federation} reports of {which} go to {email.strip()}"))
+    typer.echo(_plain(f"organiser entry {entry}: {federation} reports of {which} go to {email.strip()}"))
 
 
 @organiser_app.command("list")
@@ -1069,7 +1063,7 @@ def organiser_list(federation: FederationOpt = None, warehouse_url: WarehouseOpt
     for row in frame.iter_rows(named=True):
         receives = (f"competitions {row['competitions']}" if row["competitions"] else
                     f"inbox/{row['federation']}/{row['folder']}/" if row["folder"] else "the rest")
-        table.add_row(*(shown(v) for v in (row["id"], row["federation"], row["email"], row["name"] or "", receives)))
+        table.add_row(*(_shown(v) for v in (row["id"], row["federation"], row["email"], row["name"] or "", receives)))
     Console().print(table)
 
 
@@ -1084,7 +1078,7 @@ def organiser_remove(
 
     _read_engine(warehouse_url)
     removed = _quiet_flow(organiser, warehouse_url, action="remove", entry=entry)
-    typer.echo(shown(f"removed organiser entry {entry} ({removed['federation']}: {removed['email']})"))
+    typer.echo(_plain(f"removed organiser entry {entry} ({removed['federation']}: {removed['email']})"))
 
 
 class DeliveriesFormat(str, Enum):
@@ -1140,7 +1134,7 @@ def deliveries(
         if row["status"] == "failed" and row["next_attempt_at"] is not None:
             detail += f"; next try after {row['next_attempt_at']:%Y-%m-%d %H:%M} UTC"
         what = "digest " + row["competition_id"] if row["kind"] == "digest" else row["competition_id"]
-        table.add_row(*(shown(v) for v in (row["id"], f"{row['queued_at']:%Y-%m-%d %H:%M}", row["federation"] or "all",
+        table.add_row(*(_shown(v) for v in (row["id"], f"{row['queued_at']:%Y-%m-%d %H:%M}", row["federation"] or "all",
                                             what, row["recipient"], row["status"], row["attempts"], detail)))
     Console().print(table)
 

@@ -41,6 +41,7 @@ from tasks.runtime import get_run_logger, task
 from validations.report import WrittenReport
 from warehouse.deliveries import (
     Queued,
+    competition_addresses,
     deliveries,
     due_deliveries,
     organiser_for,
@@ -49,8 +50,7 @@ from warehouse.deliveries import (
     record_attempt,
 )
 from warehouse.guard import checkpoint
-from warehouse.models import Competition
-from website.safe import page_name
+from website.safe import folder_name, page_name
 
 __all__ = ["Delivered", "NightOutcome", "backoff", "deliver_night"]
 
@@ -110,23 +110,12 @@ def _version(path: Path) -> str | None:
 
 
 def _addresses(db: sa.Engine, reports: Sequence[WrittenReport]) -> dict[tuple[str, str], str]:
-    """The address each report's file gave (``competitions.organiser_email``), current version."""
-    table = Competition.__table__  # type: ignore[attr-defined]
-    out: dict[tuple[str, str], str] = {}
+    """The address each report's file gave (``competitions.organiser_email``)."""
     by_fed: dict[str, list[str]] = {}
     for report in reports:
         by_fed.setdefault(report.federation, []).append(report.competition_id)
-    with db.connect() as conn:
-        for fed, ids in by_fed.items():
-            for start in range(0, len(ids), 500):
-                rows = conn.execute(
-                    sa.select(table.c.competition_id, table.c.organiser_email, table.c.version)
-                    .where(table.c.federation == fed, table.c.competition_id.in_(ids[start:start + 500]),
-                           table.c.organiser_email.is_not(None))
-                    .order_by(table.c.version)
-                )
-                out.update({(fed, cid): email for cid, email, _ in rows})
-    return out
+    return {(fed, cid): email for fed, ids in by_fed.items()
+            for cid, email in competition_addresses(db, fed, ids).items()}
 
 
 def _credentials(settings: DeliverySettings) -> Credentials | None:
@@ -202,7 +191,7 @@ def _digest(outcome: NightOutcome, reports: Sequence[WrittenReport], done: Deliv
         for cid, status in sorted(statuses.items()):
             written = names.get((fed, cid))
             detail = status + (f" ({written.name})" if written and written.name else "")
-            line = DigestLine(fed, cid, detail, f"{page_name(fed)[:-5]}/competitions/{page_name(cid)}")
+            line = DigestLine(fed, cid, detail, f"{folder_name(fed)}/competitions/{page_name(cid)}")
             if status in ("held", "pending"):
                 digest.held.append(line)
             elif status in ("rejected", "unreadable"):
@@ -212,7 +201,7 @@ def _digest(outcome: NightOutcome, reports: Sequence[WrittenReport], done: Deliv
     for fed, numbers in sorted(outcome.editions.items()):
         for number in numbers:
             digest.editions.append(DigestLine(fed, f"edition {number}", "published",
-                                              f"{page_name(fed)[:-5]}/editions/{number}.html"))
+                                              f"{folder_name(fed)}/editions/{number}.html"))
     for missing in done.no_address:
         fed, _, rest = missing.partition(" ")
         digest.undelivered.append(DigestLine(fed, rest, "no organiser address (ratings organiser add)"))

@@ -67,10 +67,10 @@ def write_list_downloads(warehouse_url: str | None, site_dir: str | Path, federa
     ``ratings list --format`` writes, byte for byte. A published edition never changes, so a
     file already there is kept; only the editions published since are written. Returns
     how many files were written."""
-    from formats.list_exports import SITE_DOWNLOADS
+    from formats.list_exports import SITE_DOWNLOADS, ListHeader, export_file_name
     from formats.safety import atomic_write_bytes, path_inside
     from tasks.lookup import Edition, export_entries, list_file, read_edition_entries
-    from website.safe import page_name
+    from website.safe import folder_name
 
     db = warehouse.get_engine(warehouse_url)
     written = 0
@@ -81,14 +81,12 @@ def write_list_downloads(warehouse_url: str | None, site_dir: str | Path, federa
         formats_ = SITE_DOWNLOADS.get(str(config.get("system")), ())
         if not formats_:
             continue
-        folder = path_inside(Path(site_dir), page_name(fed)[: -len(".html")], "downloads")
+        folder = path_inside(Path(site_dir), folder_name(fed), "downloads")
         for row in warehouse.editions(db, fed).iter_rows(named=True):
             edition = Edition(fed, int(row["list_id"]), int(row["edition"]), str(row["kind"]), row["as_of"],
                               row["list_name"])
             entries = None
             for fmt in formats_:
-                from formats.list_exports import ListHeader, export_file_name
-
                 name = export_file_name(ListHeader(fed, edition.edition, edition.as_of, edition.list_name), fmt)
                 if (folder / name).is_file():
                     continue

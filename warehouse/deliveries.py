@@ -27,6 +27,7 @@ from sqlmodel import Field, SQLModel
 
 from warehouse.db import write_transaction
 from warehouse.errors import WarehouseError
+from warehouse.models import Competition
 
 __all__ = [
     "DELIVERIES_SCHEMA",
@@ -36,6 +37,7 @@ __all__ = [
     "Organiser",
     "Queued",
     "add_organiser",
+    "competition_addresses",
     "deliveries",
     "due_deliveries",
     "organiser_for",
@@ -229,6 +231,23 @@ def organiser_for(
         if not row["competitions"] and not row["folder"]:
             return str(row["email"])
     return None
+
+
+def competition_addresses(engine: Engine, federation: str, ids: list[str]) -> dict[str, str]:
+    """The address the files gave (``competitions.organiser_email``) of the competitions
+    ``ids`` that have one; the latest version's wins."""
+    table = Competition.__table__  # type: ignore[attr-defined]
+    out: dict[str, str] = {}
+    with engine.connect() as conn:
+        for start in range(0, len(ids), 500):
+            rows = conn.execute(
+                sa.select(table.c.competition_id, table.c.organiser_email)
+                .where(table.c.federation == federation, table.c.competition_id.in_(ids[start:start + 500]),
+                       table.c.organiser_email.is_not(None))
+                .order_by(table.c.version)
+            )
+            out.update({cid: email for cid, email in rows})
+    return out
 
 
 # --- the record -------------------------------------------------------------------------

@@ -65,7 +65,7 @@ from website.fragments import (
     list_rows_by_edition,
     signed,
 )
-from website.safe import page_name, visible
+from website.safe import folder_name, page_name, visible
 
 if TYPE_CHECKING:  # the warehouse's engine type; SQLAlchemy itself stays in warehouse/
     from sqlalchemy.engine import Engine
@@ -401,7 +401,7 @@ def _histogram(ratings: list[float]) -> dict[str, Any]:
 
 
 def _fed_dir(federation: str) -> str:
-    return page_name(federation)[: -len(".html")]
+    return folder_name(federation)
 
 
 # ------------------------------------------------------------------ federation

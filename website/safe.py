@@ -21,7 +21,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-__all__ = ["PLAIN_ID", "page_name", "visible"]
+__all__ = ["PLAIN_ID", "folder_name", "page_name", "visible"]
 
 # An id used as is: letters, digits, ``_ . -``, starting with a letter or digit, short.
 # Everything else (and anything with ``..``) gets a hashed name starting with ``~``,
@@ -32,6 +32,17 @@ _PLAIN_ID = re.compile(PLAIN_ID)
 # C0 controls (except none: a tab or newline in a name is as wrong as a bell), DEL, C1 controls,
 # and lone surrogates, which cannot be written as UTF-8 at all.
 _CONTROL = re.compile("[\x00-\x1f\x7f\x80-\x9f\ud800-\udfff]")
+
+
+def folder_name(identifier: str) -> str:
+    """The folder of a federation's pages (its :func:`page_name` without ``.html``).
+
+    Examples
+    --------
+    >>> folder_name("ajusc")
+    'ajusc'
+    """
+    return page_name(identifier)[: -len(".html")]
 
 
 def page_name(identifier: str) -> str:
