@@ -819,6 +819,29 @@ def decline(
     _decide(competition_id, federation, "decline", reason, warehouse_url)
 
 
+@app.command()
+@_friendly
+def reprocess(
+    file: Annotated[Path, typer.Argument(help="The kept file: its path, or its name anywhere in the inbox.")],
+    inbox: Annotated[Path, typer.Option("--inbox", help="The nightly run's inbox.")] = Path("inbox"),
+    note: Annotated[str | None, typer.Option("--note", help="Why it is read again (kept with the request).")] = None,
+    warehouse_url: WarehouseOpt = None,
+) -> None:
+    """The rating officer has a kept file read again: the next run processes it as a new version."""
+    from flows.reprocess import reprocess as reprocess_flow
+
+    _engine(warehouse_url)  # migrate (or refuse) before the flow starts
+    asked = _quiet_flow(reprocess_flow, warehouse_url, file=str(file), inbox=str(inbox), note=note)
+    name = _plain(asked.source)
+    if not asked.federation:
+        typer.echo(f"{name} is not loaded yet: the next `ratings run` reads it")
+    elif asked.new:
+        typer.echo(f"{asked.federation}: {name} will be read again by the next `ratings run` "
+                   f"(request {asked.request}, by {_plain(asked.officer)})")
+    else:
+        typer.echo(f"{asked.federation}: {name} is already waiting to be read again (request {asked.request})")
+
+
 def _decide(competition_id: str, federation: str, decision: str, note: str | None, warehouse_url: str | None) -> None:
     """Run the ``decide`` flow; one line: who decided what, and what happens to the competition now."""
     from flows.config import federation_config

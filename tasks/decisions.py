@@ -6,12 +6,15 @@ only when its inbox holds something new; :func:`with_pending_approvals` adds an
 empty batch for every federation with approvals not rated yet, so the next run
 rates them even with an empty inbox, and :func:`record_approvals_rated` marks
 them rated once the federation's load committed. :func:`record_decision` records the
-officer's own decision (the ``decide`` flow, ``ratings approve`` / ``decline``).
+officer's own decision (the ``decide`` flow, ``ratings approve`` / ``decline``), and
+:func:`request_reprocess` the officer's request to read a kept file again (the
+``reprocess`` flow, ``ratings reprocess FILE``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import warehouse
 from tasks.ingest import FederationBatch, Ingested
@@ -68,3 +71,58 @@ def record_decision(
     get_run_logger().info("%s: %s %s by %s; now %s", federation, competition_id, decision, who, status)
     return Decision(federation=federation, competition_id=competition_id, decision=decision, officer=who,
                     status=status)
+
+
+@dataclass(frozen=True)
+class ReprocessRequest:
+    """The officer's request to process a kept file again (returned by the ``reprocess`` flow)."""
+
+    source: str        #: the file's name
+    federation: str    #: the federation it was loaded under; ``''``: not loaded, the next run reads it anyway
+    request: int       #: the request's number (0: nothing recorded)
+    new: bool          #: False: an open request already existed, or nothing was recorded
+    officer: str       #: who asked: ``$RATINGS_OFFICER``, else the login name
+
+
+class NotInInboxError(ValueError):
+    """The file to process again is not in the inbox (it must be kept there to be read)."""
+
+
+def _inbox_unit(path: Path, inbox: Path) -> Path | list[Path]:
+    """The inbox's unit (a file, or a Swiss Perfect file set) that ``path`` names: a path, or a
+    file name anywhere under ``inbox``."""
+    from tasks.ingest import inbox_units
+
+    units = inbox_units(inbox) if inbox.is_dir() else []
+    wanted = path.resolve() if path.exists() else None
+    for unit in units:
+        members = unit if isinstance(unit, list) else [unit]
+        if any((wanted is not None and member.resolve() == wanted) or
+               (wanted is None and member.name == path.name) for member in members):
+            return unit
+    raise NotInInboxError(f"{path}: no such file in the inbox {inbox}: a file is processed again from the inbox, "
+                          "where it is kept")
+
+
+@task(name="request_reprocess")
+def request_reprocess(file: str, inbox: str, note: str | None, warehouse_url: str | None) -> ReprocessRequest:
+    """Record that the next run reads the kept file ``file`` of ``inbox`` again.
+
+    Raises
+    ------
+    NotInInboxError
+        ``file`` is not in ``inbox``.
+    """
+    import formats
+    from warehouse.reprocess import request_reprocessing
+
+    unit = _inbox_unit(Path(file), Path(inbox))
+    first = unit[0] if isinstance(unit, list) else unit
+    sha = formats.read(unit).source_sha256
+    who = warehouse.decisions.officer()
+    federation, number, new = request_reprocessing(
+        warehouse.get_engine(warehouse_url), first.name, sha, note=note, who=who)
+    if new:
+        get_run_logger().info("%s: %s will be read again by the next run (request %d, by %s)",
+                              federation, first.name, number, who)
+    return ReprocessRequest(source=first.name, federation=federation, request=number, new=new, officer=who)

@@ -193,6 +193,13 @@ def _original_first(path: Path) -> tuple[bool, float, str]:
     return bool(_COPY_NAME.search(path.name)), mtime, path.name
 
 
+def _as_version(result: formats.ReadResult, version: str) -> formats.ReadResult:
+    """``result`` read again at the officer's request: its competitions are the new version
+    ``version`` (``warehouse.reprocess.version_sha256``), which supersedes the one loaded."""
+    return replace(result, source_sha256=version, competitions=result.competitions.with_columns(
+        pl.lit(version, pl.Utf8()).alias("source_sha256")))
+
+
 def _federation_of(result: formats.ReadResult, default: str | None) -> str | None:
     """The federation the file's rows (or its format) declare; ``default`` when they declare none."""
     for frame in (result.competitions, result.players, result.findings, result.games):
@@ -378,8 +385,13 @@ def _file_findings_on_competitions(result: formats.ReadResult) -> formats.ReadRe
 def read_inbox(
     inbox: Path, seen: set[str], federation: str | None = None,
     known: frozenset[str] = KNOWN_FEDERATIONS, folders: Mapping[tuple[str, str], str] | None = None,
+    again: Mapping[str, str] | None = None,
 ) -> Ingested:
     """Read every unit of ``inbox`` whose checksum is not in ``seen``; group them by federation.
+
+    A file the officer asked to process again (``again``: its checksum -> the version
+    checksum of the request, ``warehouse.reprocess``) is read although it is in ``seen``,
+    as that version: a new version of its competitions.
 
     A file belongs to the federation its rows (or its format) declare; when it
     declares none, to the ``inbox/<federation>/`` subfolder it was dropped in (one
@@ -404,19 +416,22 @@ def read_inbox(
         if digest is not None:
             originals.setdefault(digest, path)
     tonight: dict[str, str] = {}   # checksum -> the file of the night read for it
+    again = again or {}
     for unit in units:
         first = unit[0] if isinstance(unit, list) else unit
         if Path(first).name.endswith(SEED_SUFFIX):
             ignored.append(Path(first).name)
             continue
         digest = digests.get(unit) if isinstance(unit, Path) else None
-        if digest is not None and digest in seen:
+        if digest is not None and digest in seen and digest not in again:
             skipped.append(first.name)   # an identical re-send: not even parsed again
             continue
         if digest is not None and originals[digest] != unit:
             outcomes[first.name] = f"identical copy of {originals[digest].name}"
             continue
         result = formats.read(unit, federation=federation)
+        if result.source_sha256 in again:
+            result = _as_version(result, again[result.source_sha256])
         if result.source_sha256 in seen:
             skipped.append(result.source)
             continue
@@ -495,10 +510,12 @@ def ingest_inbox(inbox: str, warehouse_url: str | None, federation: str | None =
         logger.warning("inbox folder %s does not exist: no file read tonight", folder.resolve())
         return Ingested(batches={}, files_seen=0, files_skipped=[], files_ignored=[])
     from warehouse.deliveries import organisers
+    from warehouse.reprocess import open_reprocessing
 
     registry = organisers(engine).filter(pl.col("folder").is_not_null())
     folders = {(fed, sub): email for fed, sub, email in registry.select("federation", "folder", "email").rows()}
-    ingested = read_inbox(folder, warehouse.seen_checksums(engine), federation, folders=folders)
+    again = open_reprocessing(engine)
+    ingested = read_inbox(folder, warehouse.seen_checksums(engine), federation, folders=folders, again=again)
     logger.info(
         "inbox folder %s: %d file(s), %d already loaded, %d new batch(es): %s",
         inbox, ingested.files_seen, len(ingested.files_skipped), len(ingested.batches),

@@ -60,9 +60,9 @@ def test_tasks_rate_is_one_call() -> None:
 FLOW_ALLOWED = {"warehouse.guard"}
 #: The flow modules: they orchestrate tasks and import no stage (issue 13).
 FLOW_MODULES = ("nightly.py", "backfill.py", "whatif.py", "check.py", "orchestration.py", "seed.py", "decide.py", "site.py",
-                "lookup.py", "deployments.py", "delivery.py", "desk.py")
+                "lookup.py", "deployments.py", "delivery.py", "desk.py", "reprocess.py")
 #: Every CLI command (its function's name in flows/cli.py): each runs a flow, never a stage (issue 13).
-CLI_COMMANDS = ("run", "seed", "backfill", "whatif", "check", "list_", "report", "approve", "decline", "site",
+CLI_COMMANDS = ("run", "seed", "backfill", "whatif", "check", "list_", "report", "approve", "decline", "reprocess", "site",
                 "organiser_add", "organiser_list", "organiser_remove", "deliveries",
                 "account_add", "account_reset", "account_disable", "serve")
 #: The one helper of flows/cli.py that may open the warehouse: commands call it to migrate (or

@@ -14,6 +14,7 @@ from warehouse import (
     accounts,  # noqa: F401 - registers the desk tables (accounts, sessions, uploads, audit)
     decisions,  # noqa: F401 - registers the officer_decisions table
     deliveries,  # noqa: F401 - registers the organisers and deliveries tables
+    reprocess,  # noqa: F401 - registers the file_reprocessing table
 )
 from warehouse.db import get_engine, redact
 from warehouse.editions import (
