@@ -5,7 +5,6 @@ Run by ``ratings check``. Its stages are in :mod:`tasks.check`.
 
 from __future__ import annotations
 
-import json
 import sys
 
 import polars as pl
@@ -18,6 +17,7 @@ from tasks.check import (
     CompetitionReport,
     batch_reports,
     check_readable,
+    json_text,
     rate_checked,
     read_checked,
     readable_url,
@@ -61,8 +61,7 @@ def check(paths: list[str], federation: str | None = None, warehouse_url: str | 
 def print_reports(reports: list[CompetitionReport], fmt: str) -> None:
     """Print every report of :func:`check` to stdout (``text``: as the nightly renders it; ``json``)."""
     if fmt == "json":
-        sys.stdout.write(json.dumps([report_record(r) for r in reports], ensure_ascii=False, indent=1,
-                                    default=str) + "\n")
+        sys.stdout.write(json_text([report_record(r) for r in reports], indent=1, default=str) + "\n")
         return
     for report in reports:
         sys.stdout.write(render_text(report) + "\n")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import logging
 import os
 import sys
@@ -689,7 +688,8 @@ def whatif(
         sys.stdout.write(frame.write_csv())
         return
     if format is WhatIfFormat.json:
-        sys.stdout.write(json.dumps(frame.to_dicts(), ensure_ascii=False, indent=1) + "\n")
+        from tasks.check import json_text
+        sys.stdout.write(json_text(frame.to_dicts(), indent=1) + "\n")
         return
     from rich.console import Console
     from rich.table import Table
@@ -759,7 +759,8 @@ def list_(
     if format is ListFormat.csv:
         sys.stdout.write(frame.write_csv())
     elif format is ListFormat.json:
-        sys.stdout.write(json.dumps(frame.to_dicts(), ensure_ascii=False, indent=1, default=str) + "\n")
+        from tasks.check import json_text
+        sys.stdout.write(json_text(frame.to_dicts(), indent=1, default=str) + "\n")
     elif format is ListFormat.html:
         sys.stdout.write(list_html(frame, title))
     else:
@@ -1142,7 +1143,8 @@ def deliveries(
     _read_engine(warehouse_url)
     frame = _quiet_flow(record, warehouse_url, failed=failed, federation=federation)
     if format is DeliveriesFormat.json:
-        sys.stdout.write(json.dumps(frame.drop("version").to_dicts(), default=str, ensure_ascii=False, indent=1) + "\n")
+        from tasks.check import json_text
+        sys.stdout.write(json_text(frame.drop("version").to_dicts(), default=str, indent=1) + "\n")
         return
     if not frame.height:
         typer.echo("nothing undelivered" if failed else "nothing e-mailed yet")

@@ -17,7 +17,7 @@ import re
 import tempfile
 from pathlib import Path
 
-__all__ = ["DiskFullError", "UnsafePathError", "atomic_write_bytes", "atomic_write_text", "disk_full", "escape_controls",
+__all__ = ["DiskFullError", "UnsafePathError", "atomic_write_bytes", "atomic_write_text", "disk_full", "escape_controls", "json_text",
            "path_inside", "safe_filename"]
 
 #: Longest file name component written (bytes of UTF-8; most file systems allow 255).
@@ -51,6 +51,24 @@ def escape_controls(text: str, *, keep: str = "") -> str:
         return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
     return _CONTROL.sub(shown, text)
+
+
+def json_text(value: object, **options: object) -> str:
+    """``json.dumps(value, ensure_ascii=False, ...)`` with every control character of
+    :func:`escape_controls` written as a JSON ``\\uXXXX`` escape: the same JSON once parsed,
+    but a terminal that shows it acts on none of it (json escapes only C0 controls itself;
+    C1's CSI ``\\u009b`` or a right-to-left override would pass raw).
+
+    Examples
+    --------
+    >>> print(json_text({"id": "CAT\\u009b31m", "name": "Anna\\u202e"}))
+    {"id": "CAT\\u009b31m", "name": "Anna\\u202e"}
+    """
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, **options)  # type: ignore[arg-type]
+    # json escapes C0 inside strings itself: a raw newline is the layout of ``indent``.
+    return _CONTROL.sub(lambda match: match[0] if match[0] == "\n" else f"\\u{ord(match[0]):04x}", text)
 
 
 class DiskFullError(OSError):

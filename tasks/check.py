@@ -17,14 +17,15 @@ import polars as pl
 
 import warehouse
 from formats._common import KNOWN_FEDERATIONS
-from formats.safety import escape_controls
+from formats.safety import escape_controls, json_text
 from formats.schema import FINDINGS_SCHEMA, conform
 from rating import rate
 from tasks.ingest import FederationBatch, Ingested, copy_to_inbox, read_inbox
 from tasks.runtime import task
 from validations.report import CompetitionReport, build_report, file_report, render_report
 
-__all__ = ["KNOWN_FEDERATIONS", "CheckError", "CompetitionReport", "batch_reports", "check_readable", "rate_checked", "read_checked", "readable_url", "render_text", "report_record", "terminal_text"]
+__all__ = [
+    "KNOWN_FEDERATIONS", "CheckError", "CompetitionReport", "batch_reports", "check_readable", "json_text", "rate_checked", "read_checked", "readable_url", "render_text", "report_record", "terminal_text"]
 
 
 class CheckError(ValueError):

@@ -99,6 +99,22 @@ def test_check_escapes_a_hostile_file_name(tmp_path: Path) -> None:
     assert "Validation report" in checked.stdout
 
 
+def test_check_json_escapes_c1_controls_and_overrides(tmp_path: Path) -> None:
+    """``--format json`` writes C1 controls (CSI, U+009B) and bidirectional overrides in a file
+    name as JSON escapes: the same name once parsed, nothing a terminal acts on."""
+    files = _real_results()[:1]
+    if not files:
+        shared_path(*RESULTS)
+    name = "x\u009b31m\u202e\x1b[1m.results.csv"
+    shutil.copy(files[0], tmp_path / name)
+    checked = ratings(tmp_path, "check", str(tmp_path / name), "--federation", "fide", "--format", "json",
+                      "--warehouse", f"sqlite:///{tmp_path / 'w.db'}")
+    assert checked.returncode == 0, checked.stderr
+    assert not {"\x1b", "\u009b", "\u202e"} & set(checked.stdout)
+    assert "\\u009b31m\\u202e\\u001b[1m" in checked.stdout
+    assert [r["source"] for r in json.loads(checked.stdout)] == [name]
+
+
 #: The other real files of ../shared/data, each set checked together, then one night of it.
 OTHERS = [
     ("manacup", ("data", "ajusc", "manacup_2025_26"), "*"),
