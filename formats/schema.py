@@ -6,7 +6,8 @@ schemas are the contract: later stages may rely on the column names and dtypes
 below, and new columns are only ever *added*.
 
 Pure constants: no IO, importable from any package (``engine`` excepted, which
-takes frames with the columns it needs and imports nothing of the others).
+imports nothing of the others: the schemas of the frames it reads and writes are
+defined in ``engine._frames`` and imported here).
 """
 
 from __future__ import annotations
@@ -16,6 +17,14 @@ from datetime import date
 from typing import Any
 
 import polars as pl
+
+from engine import _frames
+
+# The engine's frames are defined where the engine, the lowest layer, can import them.
+RATINGS_SCHEMA: dict[str, pl.DataType] = _frames.RATINGS_SCHEMA
+RATING_CHANGES_SCHEMA: dict[str, pl.DataType] = _frames.RATING_CHANGES_SCHEMA
+EXPLANATIONS_SCHEMA: dict[str, pl.DataType] = _frames.EXPLANATIONS_SCHEMA
+RATING_LIST_SCHEMA: dict[str, pl.DataType] = _frames.RATING_LIST_SCHEMA
 
 #: One row per competition (tournament / championship) found in a file.
 COMPETITIONS_SCHEMA: dict[str, pl.DataType] = {
@@ -98,68 +107,6 @@ ALIASES_SCHEMA: dict[str, pl.DataType] = {
     "alias": pl.Utf8(),             # an id or a name as some file spells it
     "player_id": pl.Utf8(),         # the federation's id of that person
 }
-
-#: A starting rating list (``*.ratings.csv``) or the engine's rating state.
-RATINGS_SCHEMA: dict[str, pl.DataType] = {
-    "federation": pl.Utf8(),
-    "player_id": pl.Utf8(),
-    "name": pl.Utf8(),
-    "rating": pl.Float64(),         # null: unrated (FIDE)
-    "games": pl.Int64(),            # games counted so far (lifetime)
-    "as_of": pl.Date(),
-    "k": pl.Int32(),                # FIDE K of the list (null elsewhere)
-    "status": pl.Utf8(),
-    "last_played": pl.Utf8(),       # AJUSC: season "2024-25"; else ISO date
-    "rated_max": pl.Float64(),      # FIDE: highest rating reached (for the permanent K 10)
-}
-
-#: One row per rated player and competition (FIDE: and rating period).
-RATING_CHANGES_SCHEMA: dict[str, pl.DataType] = {
-    "federation": pl.Utf8(),
-    "competition_id": pl.Utf8(),
-    "period": pl.Utf8(),            # FIDE rating period "2025-11"; null elsewhere
-    "player_id": pl.Utf8(),
-    "rating_before": pl.Float64(),
-    "games": pl.Int64(),            # games rated in this competition
-    "score": pl.Float64(),
-    "expected": pl.Float64(),
-    "k": pl.Float64(),
-    "change": pl.Float64(),         # unrounded K x (W - We) (or sum of per-game changes)
-    "rating_after": pl.Float64(),
-    "rule_set": pl.Utf8(),
-}
-
-#: One row per (rated player, game): how each game contributed to ``change``.
-EXPLANATIONS_SCHEMA: dict[str, pl.DataType] = {
-    "federation": pl.Utf8(),
-    "competition_id": pl.Utf8(),
-    "period": pl.Utf8(),
-    "player_id": pl.Utf8(),
-    "round": pl.Int32(),
-    "opponent_id": pl.Utf8(),
-    "rating": pl.Float64(),         # player's rating used for this game
-    "opponent_rating": pl.Float64(),
-    "handicap": pl.Int32(),
-    "score": pl.Float64(),
-    "expected": pl.Float64(),
-    "k": pl.Float64(),
-    "contribution": pl.Float64(),   # this game's share of ``change``
-    "rule_set": pl.Utf8(),
-    "source_line": pl.Int32(),
-}
-
-#: A published rating list (``ratings list`` output columns first).
-RATING_LIST_SCHEMA: dict[str, pl.DataType] = {
-    "federation": pl.Utf8(),
-    "player_id": pl.Utf8(),
-    "name": pl.Utf8(),
-    "rating": pl.Float64(),
-    "games": pl.Int64(),
-    "status": pl.Utf8(),            # active | provisional | inactive | unrated
-    "category": pl.Utf8(),
-    "rank": pl.Int64(),             # null for players without a rank (not active)
-}
-
 
 def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
     """An empty frame with ``schema``.

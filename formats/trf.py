@@ -156,108 +156,147 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
             str(dec.warning()),
             line=dec.first_non_utf8_line,
         )
-    lines = split_lines(dec.text)
-    tour: dict[str, tuple[int, str]] = {}
-    unknown: dict[str, list[int]] = {}
-    players: dict[int, _Player] = {}
-    player_rows: list[dict[str, object]] = []
+    rep = _Report()
+    for n, line in enumerate(split_lines(dec.text), start=1):
+        _read_line(rep, line, n, f, fed)
+    _report_unknown_records(rep.unknown, f)
+    if not rep.players:
+        f.add("format.trf.no_players", "reject", "no 001 player record: nothing to rate")
+    games, byes = _pair(rep.players, f, fed)
+    tour = rep.tour
+    title = tour.get("012", (None, ""))[1] or None
+    start, end = _tournament_dates(tour, rep.round_dates, f)
+    n_rounds = _rounds(rep, f)
+    time_control = tour.get("122", (None, ""))[1].strip() or None
+    header = [v for k, (_, v) in tour.items() if k in ("012", "022", "032", "092", "102", "112")]
+    comp = {"federation": fed, "competition_id": competition_key(title, start, name.rsplit(".", 1)[0]),
+            "name": title, "start_date": start, "end_date": end, "rounds": n_rounds,
+            "modality": _modality(tour, time_control), "rounds_declared": rep.declared_rounds}
+    result = single_competition("trf", f, name, digest, comp, players=rep.player_rows, games=games, byes=byes,
+                                keep=bool(rep.players))
+    return declare(result, online=looks_online(*header), time_control=time_control)
+
+
+@dataclass
+class _Report:
+    """What the records of a TRF file hold, as :func:`_read_line` reads them in turn."""
+
+    tour: dict[str, tuple[int, str]] = field(default_factory=dict)  # record -> (line, value), first one
+    unknown: dict[str, list[int]] = field(default_factory=dict)     # record -> lines
+    players: dict[int, _Player] = field(default_factory=dict)       # starting rank -> player
+    player_rows: list[dict[str, object]] = field(default_factory=list)
     declared_rounds: int | None = None
-    round_dates: list[date | None] = []
-    ids_seen: dict[str, int] = {}
-    for n, line in enumerate(lines, start=1):
-        rec = line[:3]
-        if not line.strip() or line.startswith("###") or _RULER.match(line):
-            continue
-        if rec in _TOURNAMENT:
-            if rec == "132":
-                for i in range(91, len(line), 10):
-                    txt = line[i : i + 8].strip()
-                    d = parse_date(txt) if txt else None
-                    if txt and d is None:
-                        f.add(
-                            "format.trf.bad_date",
-                            "warn",
-                            f"round {len(round_dates) + 1} date {txt!r} is not a date (YY/MM/DD)",
-                            line=n,
-                            field=f"132 round {len(round_dates) + 1}",
-                        )
-                    round_dates.append(d)
-            elif rec not in tour:
-                tour[rec] = (n, line[4:].strip())
-            if rec == "142" and is_digits(line[4:].strip()):
-                declared_rounds = int(line[4:].strip())
-            continue
-        if rec == "XXR":
-            v = line[3:].strip()
-            if is_digits(v):
-                declared_rounds = int(v)
-            else:
-                f.add(
-                    "format.trf.bad_rounds",
-                    "warn",
-                    f"XXR {v!r} is not a number of rounds",
-                    line=n,
-                    field="XXR",
-                )
-            continue
-        if rec != "001":
-            unknown.setdefault(rec.strip() or line[:8], []).append(n)
-            continue
-        p = _player(line, n, f, fed)
-        if p is None:
-            continue
-        if p.rank in players:
+    round_dates: list[date | None] = field(default_factory=list)
+    ids_seen: dict[str, int] = field(default_factory=dict)          # player id -> line
+
+
+def _read_line(rep: _Report, line: str, n: int, f: Findings, fed: str) -> None:
+    """Read physical line ``n`` into ``rep``."""
+    rec = line[:3]
+    if not line.strip() or line.startswith("###") or _RULER.match(line):
+        return
+    if rec in _TOURNAMENT:
+        _tournament_record(rep, rec, line, n, f)
+    elif rec == "XXR":
+        v = line[3:].strip()
+        if is_digits(v):
+            rep.declared_rounds = int(v)
+        else:
             f.add(
-                "format.trf.duplicate_rank",
-                "reject",
-                f"starting rank {p.rank} is already used on line {players[p.rank].line}",
-                line=n,
-                field="001 starting rank (cols 5-8)",
-            )
-            continue
-        if p.pid in ids_seen and not p.pid.startswith(NAME_PREFIX):
-            # Two players with one FIDE id: whose games are whose cannot be known (issue 9).
-            f.add(
-                "format.trf.duplicate_id",
-                "reject",
-                f"FIDE id {p.pid} of {p.name!r} is already used on line {ids_seen[p.pid]}: "
-                "each player has their own FIDE id; correct the id (cols 58-68)",
-                line=n,
-                field="001 FIDE id (cols 58-68)",
-            )
-            continue
-        if p.pid in ids_seen:
-            # Two players without FIDE id and the same name: keep them apart by starting rank.
-            p.pid = f"{p.pid}#{p.rank}"
-            f.add(
-                "format.trf.same_name",
+                "format.trf.bad_rounds",
                 "warn",
-                f"{p.name!r} has the same name as the player on line {ids_seen[p.pid.split('#')[0]]} and "
-                "no FIDE id: they are kept apart by starting rank; add FIDE ids",
+                f"XXR {v!r} is not a number of rounds",
                 line=n,
-                field="001 name",
+                field="XXR",
             )
-        ids_seen[p.pid] = n
-        players[p.rank] = p
-        rating_txt = _slice(line, 49, 52).strip()
-        birth = _YEAR.search(_slice(line, 70, 79))
-        player_rows.append(
-            {
-                "federation": fed,
-                "player_id": p.pid,
-                "name": p.name or None,
-                "country": _slice(line, 54, 56).strip() or None,
-                "club": None,
-                "birth_year": int(birth[1]) if birth and 1850 < int(birth[1]) < 2100 else None,
-                "declared_rank": None,
-                "declared_rating": float(rating_txt)
-                if is_digits(rating_txt) and int(rating_txt) > 0
-                else None,
-                "declared_rating_origin": "FIDE"
-                if is_digits(rating_txt) and int(rating_txt) > 0
-                else None,
-            }
+    elif rec != "001":
+        rep.unknown.setdefault(rec.strip() or line[:8], []).append(n)
+    else:
+        p = _player(line, n, f, fed)
+        if p is not None and _admit_player(rep, p, n, f):
+            rep.player_rows.append(_player_row(line, p, fed))
+
+
+def _tournament_record(rep: _Report, rec: str, line: str, n: int, f: Findings) -> None:
+    """A tournament record (012, 042, 132 round dates, ...): the first of each is kept."""
+    if rec == "132":
+        for i in range(91, len(line), 10):
+            txt = line[i : i + 8].strip()
+            d = parse_date(txt) if txt else None
+            if txt and d is None:
+                f.add(
+                    "format.trf.bad_date",
+                    "warn",
+                    f"round {len(rep.round_dates) + 1} date {txt!r} is not a date (YY/MM/DD)",
+                    line=n,
+                    field=f"132 round {len(rep.round_dates) + 1}",
+                )
+            rep.round_dates.append(d)
+    elif rec not in rep.tour:
+        rep.tour[rec] = (n, line[4:].strip())
+    if rec == "142" and is_digits(line[4:].strip()):
+        rep.declared_rounds = int(line[4:].strip())
+
+
+def _admit_player(rep: _Report, p: _Player, n: int, f: Findings) -> bool:
+    """Register player ``p`` of line ``n``; False (and a finding) when its rank or FIDE id is taken."""
+    if p.rank in rep.players:
+        f.add(
+            "format.trf.duplicate_rank",
+            "reject",
+            f"starting rank {p.rank} is already used on line {rep.players[p.rank].line}",
+            line=n,
+            field="001 starting rank (cols 5-8)",
         )
+        return False
+    ids_seen = rep.ids_seen
+    if p.pid in ids_seen and not p.pid.startswith(NAME_PREFIX):
+        # Two players with one FIDE id: whose games are whose cannot be known (issue 9).
+        f.add(
+            "format.trf.duplicate_id",
+            "reject",
+            f"FIDE id {p.pid} of {p.name!r} is already used on line {ids_seen[p.pid]}: "
+            "each player has their own FIDE id; correct the id (cols 58-68)",
+            line=n,
+            field="001 FIDE id (cols 58-68)",
+        )
+        return False
+    if p.pid in ids_seen:
+        # Two players without FIDE id and the same name: keep them apart by starting rank.
+        p.pid = f"{p.pid}#{p.rank}"
+        f.add(
+            "format.trf.same_name",
+            "warn",
+            f"{p.name!r} has the same name as the player on line {ids_seen[p.pid.split('#')[0]]} and "
+            "no FIDE id: they are kept apart by starting rank; add FIDE ids",
+            line=n,
+            field="001 name",
+        )
+    ids_seen[p.pid] = n
+    rep.players[p.rank] = p
+    return True
+
+
+def _player_row(line: str, p: _Player, fed: str) -> dict[str, object]:
+    """The PLAYERS_SCHEMA row of player record ``line``."""
+    rating_txt = _slice(line, 49, 52).strip()
+    birth = _YEAR.search(_slice(line, 70, 79))
+    rated = is_digits(rating_txt) and int(rating_txt) > 0
+    return {
+        "federation": fed,
+        "player_id": p.pid,
+        "name": p.name or None,
+        "country": _slice(line, 54, 56).strip() or None,
+        "club": None,
+        "birth_year": int(birth[1]) if birth and 1850 < int(birth[1]) < 2100 else None,
+        "declared_rank": None,
+        "declared_rating": float(rating_txt) if rated else None,
+        "declared_rating_origin": "FIDE" if rated else None,
+    }
+
+
+def _report_unknown_records(unknown: dict[str, list[int]], f: Findings) -> None:
+    """One warning per record type this reader does not read, at its first line."""
     for rec, where in unknown.items():
         shown = ", ".join(map(str, where[:10])) + (" ..." if len(where) > 10 else "")
         f.add(
@@ -267,10 +306,12 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
             line=where[0],
             field=rec,
         )
-    if not players:
-        f.add("format.trf.no_players", "reject", "no 001 player record: nothing to rate")
-    games, byes = _pair(players, f, fed)
-    title = tour.get("012", (None, ""))[1] or None
+
+
+def _tournament_dates(
+    tour: dict[str, tuple[int, str]], round_dates: list[date | None], f: Findings
+) -> tuple[date | None, date | None]:
+    """Start and end date: records 042 and 052, else the first and last round date (132)."""
     start = _date(tour, "042", f)
     end = _date(tour, "052", f)
     known = [d for d in round_dates if d is not None]
@@ -296,28 +337,28 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
             line=tour["052"][0] if "052" in tour else None,
             field="052",
         )
-    n_rounds = max((len(p.rounds) for p in players.values()), default=0)
-    n_rounds = max(n_rounds, len(round_dates)) if round_dates else n_rounds
-    if declared_rounds is not None and declared_rounds > n_rounds and players:
+    return start, end
+
+
+def _rounds(rep: _Report, f: Findings) -> int:
+    """Rounds the player records (or the round dates) hold; a warning when fewer than declared."""
+    n_rounds = max((len(p.rounds) for p in rep.players.values()), default=0)
+    n_rounds = max(n_rounds, len(rep.round_dates)) if rep.round_dates else n_rounds
+    declared = rep.declared_rounds
+    if declared is not None and declared > n_rounds and rep.players:
         f.add(
             "format.trf.incomplete",
             "warn",
-            f"{declared_rounds} rounds declared (XXR/142) but the player records hold {n_rounds}",
+            f"{declared} rounds declared (XXR/142) but the player records hold {n_rounds}",
         )
-    text = " ".join(v for k, (_, v) in tour.items() if k in ("092", "122", "012")).lower()
-    time_control = tour.get("122", (None, ""))[1].strip() or None
-    # A word in the title or type wins; else the time control (FIDE: base + 60 x increment);
-    # a TRF that states none is a standard rating report.
-    modality = ("blitz" if "blitz" in text else "rapid" if "rapid" in text
-                else fide_modality(time_control) or "standard")
-    header = [v for k, (_, v) in tour.items() if k in ("012", "022", "032", "092", "102", "112")]
-    comp = {"federation": fed, "competition_id": competition_key(title, start, name.rsplit(".", 1)[0]),
-            "name": title, "start_date": start, "end_date": end, "rounds": n_rounds, "modality": modality,
-            "rounds_declared": declared_rounds}
-    result = single_competition("trf", f, name, digest, comp, players=player_rows, games=games, byes=byes,
-                                keep=bool(players))
-    return declare(result, online=looks_online(*header), time_control=time_control)
+    return n_rounds
 
+
+def _modality(tour: dict[str, tuple[int, str]], time_control: str | None) -> str:
+    """A word in the title or type wins; else the time control (FIDE: base + 60 x increment);
+    a TRF that states none is a standard rating report."""
+    text = " ".join(v for k, (_, v) in tour.items() if k in ("092", "122", "012")).lower()
+    return "blitz" if "blitz" in text else "rapid" if "rapid" in text else fide_modality(time_control) or "standard"
 
 def _date(tour: dict[str, tuple[int, str]], rec: str, f: Findings) -> date | None:
     if rec not in tour or not tour[rec][1]:

@@ -19,7 +19,7 @@ import polars as pl
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from formats.schema import FINDINGS_SCHEMA, RATING_LIST_SCHEMA
+from formats.schema import FINDINGS_SCHEMA, RATING_CHANGES_SCHEMA, RATING_LIST_SCHEMA
 from warehouse.bulk import read_frame
 from warehouse.editions import LINES_SCHEMA, edition_contents
 from warehouse.models import (
@@ -312,20 +312,11 @@ def site_findings(engine: Engine, federation: str) -> pl.DataFrame:
         return read_frame(conn, query, FINDINGS_SCHEMA)
 
 
-#: Every rating change of a federation (:func:`site_changes`).
+#: Every rating change of a federation (:func:`site_changes`): ``seq``, then RATING_CHANGES_SCHEMA
+#: less ``federation``.
 SITE_CHANGES_SCHEMA: dict[str, pl.DataType] = {
     "seq": pl.Int64(),
-    "competition_id": pl.Utf8(),
-    "period": pl.Utf8(),
-    "player_id": pl.Utf8(),
-    "rating_before": pl.Float64(),
-    "games": pl.Int64(),
-    "score": pl.Float64(),
-    "expected": pl.Float64(),
-    "k": pl.Float64(),
-    "change": pl.Float64(),
-    "rating_after": pl.Float64(),
-    "rule_set": pl.Utf8(),
+    **{k: v for k, v in RATING_CHANGES_SCHEMA.items() if k != "federation"},
 }
 
 
