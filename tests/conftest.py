@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,16 @@ SHARED_DATA = SHARED / "data"
 def shared_data_required() -> bool:
     """``RATINGS_REQUIRE_SHARED_DATA=1`` (set by ``.ci/run``): missing golden data fails."""
     return os.environ.get("RATINGS_REQUIRE_SHARED_DATA", "") not in ("", "0")
+
+
+def require_browser(available: bool, reason: str) -> None:
+    """Skip the test when no browser is installed, or fail under ``RATINGS_REQUIRE_BROWSER=1``
+    (set by ``.ci/run``): a browser test never passes as a skip in CI."""
+    if available:
+        return
+    if os.environ.get("RATINGS_REQUIRE_BROWSER", "") not in ("", "0", "false", "no"):
+        pytest.fail(f"browser required (RATINGS_REQUIRE_BROWSER=1) but {reason}")
+    pytest.skip(reason)
 
 
 def shared_path(*parts: str) -> Path:
@@ -115,7 +125,7 @@ def require_postgres() -> None:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[object]:
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
     """Under pytest-xdist, a test that restarts PostgreSQL (``pgrestart``) runs alone.
 
     The workers share the server: a restart in the middle of another worker's test would

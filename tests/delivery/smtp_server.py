@@ -67,7 +67,7 @@ class _Handler:
         data = bytes(envelope.original_content or envelope.content)
         parsed = email.message_from_bytes(data, policy=default)
         with self.lock:
-            self.received.append(Received(envelope.mail_from, list(envelope.rcpt_tos), data, parsed))  # type: ignore[arg-type]
+            self.received.append(Received(envelope.mail_from, list(envelope.rcpt_tos), data, parsed))
         return "250 Message accepted"
 
 

@@ -587,7 +587,7 @@ def test_vectorised_path_reads_valid_variations_as_the_row_reader(
     _same(read, exact)
 
 
-def test_vectorised_path_is_fast() -> None:
+def test_vectorised_path_reads_a_large_file() -> None:
     rows = [
         # 40,000 players: within the players limit (a file over it is refused whole, its games not kept)
         f"ajusc,C{c},Open {c},2025-10-04,2025-10-05,{r + 1},{c % 100}-{r}-a,{c % 100}-{r}-b,1,played"
@@ -595,15 +595,8 @@ def test_vectorised_path_is_fast() -> None:
         for r in range(200)
     ]
     data = _file(*rows)
-    import time
-
-    t = time.perf_counter()
     r = formats.read_bytes(data, "big.results.csv")
-    elapsed = time.perf_counter() - t
     assert r.games.height == 100_000 and r.competitions.height == 500
-    assert elapsed < 10, (
-        elapsed
-    )  # measured ~1 s on the 2-core CI machine; the row reader takes ~12 s
 
 
 def test_small_files_skip_the_vectorised_path_and_large_ones_take_it() -> None:

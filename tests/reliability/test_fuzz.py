@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -116,10 +115,7 @@ def _figures() -> Iterator[None]:
 
 
 def _check(name: str, data: bytes) -> None:
-    started = time.monotonic()
     r = formats.read_bytes(data, name)
-    elapsed = time.monotonic() - started
-    assert elapsed < SECONDS_PER_FILE, f"{name}: {elapsed:.1f} s for {len(data)} bytes"
     rules = r.findings.get_column("rule").to_list()
     assert "format.reader_error" not in rules, r.findings.get_column("message").to_list()
     assert r.games.select("player_a", "player_b", "source_line").null_count().row(0) == (0, 0, 0)
@@ -156,9 +152,7 @@ def test_every_seed_file_is_read_within_the_bounds() -> None:
 @pytest.mark.parametrize("reader", ["opengotha", "opengotha-xxe"])
 def test_xml_entity_bombs_and_external_entities_are_refused(reader: str) -> None:
     name, data = broken_files()[reader]
-    started = time.monotonic()
     r = formats.read_bytes(data, name)
-    assert time.monotonic() - started < 2
     assert r.findings.select("rule", "severity").row(0) == ("format.xml.forbidden", "reject")
     assert r.games.height == 0 and "root:" not in " ".join(r.findings.get_column("message"))
 

@@ -76,10 +76,8 @@ def test_a_symlinked_or_relative_sqlite_path_is_the_same_lock(tmp_path: Path) ->
         _release(child)
     assert not _busy(f"sqlite:///{real}")
     # In one process, two spellings are one re-entrant lock (a nested hold never waits on itself).
-    started = time.monotonic()
-    with hold(get_engine(f"sqlite:///{real}")), hold(get_engine(f"sqlite:///{tmp_path / 'link.db'}"), wait_s=5):
+    with hold(get_engine(f"sqlite:///{real}")), hold(get_engine(f"sqlite:///{tmp_path / 'link.db'}"), wait_s=0):
         pass
-    assert time.monotonic() - started < 4
 
 
 def test_a_waiting_run_says_so_in_one_line(tmp_path: Path) -> None:
@@ -123,10 +121,8 @@ def test_two_spellings_of_one_postgres_database_are_one_lock(pg_database: str, t
         _release(child)
     assert not _busy(respelled.render_as_string(hide_password=False))
     # One process, two spellings: the same re-entrant lock.
-    started = time.monotonic()
-    with hold(get_engine(pg_database)), hold(get_engine(respelled.render_as_string(hide_password=False)), wait_s=5):
+    with hold(get_engine(pg_database)), hold(get_engine(respelled.render_as_string(hide_password=False)), wait_s=0):
         pass
-    assert time.monotonic() - started < 4
 
 
 @pytest.mark.postgres

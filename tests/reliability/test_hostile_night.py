@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
-import time
 from pathlib import Path
 
 import polars as pl
@@ -176,17 +175,14 @@ def test_control_characters_are_shown_escaped_on_the_terminal_and_in_the_reports
     assert "File: esc\\x1b\\[31m.results.csv" in shown.stdout
 
 
-def test_a_refused_file_costs_milliseconds_and_is_never_hashed(tmp_path: Path) -> None:
+def test_a_refused_file_is_never_hashed(tmp_path: Path) -> None:
     (tmp_path / "ajusc").mkdir()
     with (tmp_path / "ajusc" / "huge.results.csv").open("wb") as handle:
         handle.truncate(8 * 1024 * 1024 * 1024)   # sparse: reading it would take seconds
     head = HEADER + "ajusc,R-1,R,2025-10-04,2025-10-04,1,1,2,1\n"
     (tmp_path / "many.results.csv").write_text(head + "ajusc,R-1,R,2025-10-04,2025-10-04,1,1,2,1\n" * 1_000_001,
                                                encoding="utf-8")
-    started = time.monotonic()
     ingested = read_inbox(tmp_path, set())
-    elapsed = time.monotonic() - started
-    assert elapsed < 3, elapsed
     batch = ingested.batches["ajusc"]
     assert batch.games.height == 0 and batch.competitions.height == 0
     rules = dict(zip(batch.findings.get_column("source").to_list(), batch.findings.get_column("rule").to_list(),

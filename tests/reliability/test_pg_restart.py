@@ -25,6 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
+from tests.conftest import require_postgres
 from tests.reliability.cli import ratings
 from warehouse.db import get_engine
 from warehouse.testing import table_rows
@@ -73,10 +74,13 @@ def _database() -> Iterator[str]:
 
 @pytest.mark.parametrize("where", ["rate:1", "sql:40"])
 def test_a_postgres_restart_mid_run_loses_nothing(tmp_path: Path, where: str) -> None:
-    from warehouse.testing import postgres_server_url, postgres_unavailable_reason
+    from warehouse.testing import postgres_required
 
+    require_postgres()
     restart = _restart_command()
-    if postgres_unavailable_reason(postgres_server_url()) is not None or restart is None:
+    if restart is None:
+        if postgres_required():
+            pytest.fail("PostgreSQL required (RATINGS_REQUIRE_POSTGRES=1) but pg_ctlcluster is not available")
         pytest.skip("needs the local PostgreSQL cluster and pg_ctlcluster")
     shutil.copytree(SAMPLE, tmp_path / "inbox")
     args = ("run", "--inbox", "inbox", "--as-of", "2026-02-01")

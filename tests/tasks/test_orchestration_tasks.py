@@ -107,7 +107,6 @@ def test_prepare_gx_project_is_idempotent(tmp_path: Path) -> None:
 
 def test_a_deterministic_error_is_not_retried() -> None:
     """A missing file fails the same way on every try: one attempt, no 35 s of waiting."""
-    import time
     from types import SimpleNamespace
 
     from tasks.runtime import _retry_if_transient
@@ -120,10 +119,9 @@ def test_a_deterministic_error_is_not_retried() -> None:
         attempts.append(1)
         raise FileNotFoundError("no such file: inbox/x.csv")
 
-    started = time.monotonic()
     with pytest.raises(FileNotFoundError, match="no such file"):
         call(reads_a_file)
-    assert attempts == [1] and time.monotonic() - started < 2
+    assert attempts == [1]
     # Prefect's own retries ask the same question of the failed state.
     assert _retry_if_transient(None, None, SimpleNamespace(data=FileNotFoundError("x"))) is False
     assert _retry_if_transient(None, None, SimpleNamespace(data=ConnectionResetError())) is True

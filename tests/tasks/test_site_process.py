@@ -129,7 +129,6 @@ def test_the_child_leaves_when_its_parent_does() -> None:
     watch through ``sys.stdin`` made each wait for ever in ``multiprocessing``'s closing of it."""
     import select
     import subprocess
-    import time
 
     code = ("import multiprocessing, sys, time; from tasks.site_process import _end_with_parent; "
             "_end_with_parent(); print('watching', flush=True); time.sleep(0.5); "
@@ -153,6 +152,5 @@ def test_the_child_leaves_when_its_parent_does() -> None:
         assert busy.stdin is not None
         assert line() == b"watching\n"
         assert line() == b"45\n"   # the pool's workers started and answered
-        started = time.monotonic()
         busy.stdin.close()
-        assert busy.wait(timeout=30) == 0 and time.monotonic() - started < 10
+        assert busy.wait(timeout=30) == 0

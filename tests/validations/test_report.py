@@ -14,6 +14,7 @@ import markupsafe
 import polars as pl
 import pytest
 
+from tests.conftest import require_browser
 from tests.validations.conftest import Batch
 from validations import (
     CompetitionReport,
@@ -183,9 +184,9 @@ def _chromium() -> str | None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(_chromium() is None, reason="chromium is not installed (apt-get install chromium)")
 def test_html_report_screenshot(tmp_path: Path) -> None:
     """Render the report in a headless browser; a PNG of a real page is non-trivial in size."""
+    require_browser(_chromium() is not None, "chromium is not installed (apt-get install chromium)")
     _, page = write_report(_report("accepted_with_exclusions", _changes()), tmp_path)
     shot = tmp_path / "report.png"
     subprocess.run(

@@ -64,7 +64,7 @@ class SmallSeason:
 
 
 def _round_robin(cid: str, players: list[str]) -> pl.DataFrame:
-    rows = []
+    rows: list[dict[str, object]] = []
     line = 2
     for i, a in enumerate(players):
         for j, b in enumerate(players):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 import pytest
@@ -77,11 +77,12 @@ def watched(browser: Any) -> Iterator[Watched]:
 
 
 def _visible_ids(page: Any) -> list[str]:
-    return page.eval_on_selector_all("#list tr[data-s]:not([hidden])", "rows => rows.map(r => r.cells[2].textContent)")
+    return cast(list[str], page.eval_on_selector_all("#list tr[data-s]:not([hidden])",
+                                                     "rows => rows.map(r => r.cells[2].textContent)"))
 
 
 def _plot_points(page: Any) -> dict[str, Any]:
-    return page.evaluate("""() => {
+    points: dict[str, Any] = page.evaluate("""() => {
         const canvas = document.querySelector('#history-chart canvas');
         if (!canvas) return null;
         const chart = Chart.getChart(canvas);
@@ -92,6 +93,7 @@ def _plot_points(page: Any) -> dict[str, Any]:
         return {labels: chart.data.labels.length, points: drawn.length, inked: inked,
                 width: canvas.width, height: canvas.height};
     }""")
+    return points
 
 
 def test_index_search_card_and_plot(watched: Watched, small_site: Path, small_season: SmallSeason,
