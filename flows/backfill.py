@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from flows.config import federation_config
+from flows.config import federation_config, federations
 from flows.orchestration import call
 from tasks import site_process
 from tasks.backfill import BackfillSummary, differing_changes, stored_changes, summarise_backfill
@@ -45,7 +45,7 @@ def backfill(
     before = call(stored_changes, warehouse_url, federation)
     empty_batch = FederationBatch(federation=federation)
     day = as_of or to_date or date.today()
-    call(resume_unfinished_publication, warehouse_url, day, reports_dir, federation)   # a killed run's (issue 9)
+    call(resume_unfinished_publication, warehouse_url, day, reports_dir, federation, configs=federations())   # a killed run's (issue 9)
     why = f"re-rating from {from_date}" + (f" to {to_date}" if to_date else "") + " (replayed from the seed)"
     rated = call(rate_federation, empty_batch, warehouse_url, config, day, full=True, why=why)
     checkpoint("rate")
@@ -60,5 +60,5 @@ def backfill(
     if site_dir is not None:
         # "" (the default): the site lives beside the reports folder, as ``ratings run`` puts it.
         site_dir = site_dir or str(Path(reports_dir).parent / "site")
-        call(publish_site, warehouse_url, site_dir, federation, day)
+        call(publish_site, warehouse_url, site_dir, federation, day, configs=federations())
     return summary

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flows import errors
-from flows.config import delivery_settings, federation_config
+from flows.config import delivery_settings, federation_config, federations
 from flows.orchestration import call, call_each, get_run_logger, on_dask
 from tasks import site_process
 from tasks.decisions import record_approvals_rated, with_pending_approvals
@@ -101,7 +101,7 @@ def nightly(
     if federation is not None:
         federation_config(federation)   # fail fast, with the known ids, on a typo
     summary = NightlyRun(as_of=as_of)
-    resumed = call(resume_unfinished_publication, warehouse_url, as_of, reports_dir, federation)   # a killed run's
+    resumed = call(resume_unfinished_publication, warehouse_url, as_of, reports_dir, federation, configs=federations())   # a killed run's
     if gx_root:
         # Created once, before any validation: concurrent writers corrupt a GX file project.
         call(prepare_gx_project, gx_root)
@@ -182,7 +182,7 @@ def nightly(
     if site_dir is not None:
         # "" (the default): the site lives beside the reports folder, as ``ratings run`` puts it.
         site_dir = site_dir or str(Path(reports_dir).parent / "site")
-        call(publish_site, warehouse_url, site_dir, federation, as_of)
+        call(publish_site, warehouse_url, site_dir, federation, as_of, configs=federations())
     if deliver:
         _deliver(summary, [*resumed.values(), *summary.published.values()], warehouse_url, reports_dir, federation)
     return summary

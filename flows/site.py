@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from flows.config import federation_config
+from flows.config import federation_config, federations
 from flows.orchestration import call
 from tasks.runtime import flow
 from tasks.site import build_site
@@ -45,4 +45,4 @@ def site(
     """
     if federation is not None:
         federation_config(federation)
-    return call(build_site, warehouse_url, out, federation, as_of, workers)
+    return call(build_site, warehouse_url, out, federation, as_of, workers, configs=federations())

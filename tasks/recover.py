@@ -15,10 +15,11 @@ run killed again while recovering is recovered by the next one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
+from typing import Any
 
 import warehouse
-from flows.config import federations as configured
 from tasks.ingest import FederationBatch
 from tasks.publish import Published, publish_federation
 from tasks.rate import rate_federation
@@ -29,6 +30,7 @@ from warehouse.load import pending_publications, published_by
 @task(name="resume_unfinished_publication")
 def resume_unfinished_publication(
     warehouse_url: str | None, as_of: date, reports_dir: str, federation: str | None = None,
+    configs: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Published]:
     """Finish every publication a killed run left pending (only ``federation``'s, if given).
 
@@ -43,6 +45,8 @@ def resume_unfinished_publication(
         Where the organisers' reports go.
     federation
         Only this federation's pending publication.
+    configs
+        The federations' configuration (``flows.config.federations()``, passed by the flow).
 
     Returns
     -------
@@ -54,7 +58,7 @@ def resume_unfinished_publication(
     if not pending:
         return {}
     logger = get_run_logger()
-    known = configured()
+    known = configs or {}
     out: dict[str, Published] = {}
     for fed, load_ids in pending.items():
         competitions, orphans = published_by(db, fed, load_ids)

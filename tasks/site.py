@@ -8,20 +8,23 @@ what the warehouse holds. Pages whose content did not change are not rewritten.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import warehouse
 import website
-from flows.config import federations as configured
+from tasks import site_process
 from tasks.runtime import get_run_logger, task
+from tasks.site_pages import generate_site, site_names
 from warehouse.site import site_federations
 
+__all__ = ["build_site", "generate", "generate_site", "publish_site", "site_names", "site_workers",
+           "write_list_downloads"]
 
-def site_names() -> dict[str, dict[str, object]]:
-    """Name, game and system of each configured federation (shown where the warehouse has none)."""
-    return {fed: {k: table[k] for k in ("name", "game", "system") if k in table}
-            for fed, table in configured().items()}
+#: The federations' configuration (``flows.config.federations()``), which the flow passes in.
+Configs = Mapping[str, Mapping[str, Any]]
 
 
 def site_workers() -> int:
@@ -36,32 +39,22 @@ def site_workers() -> int:
         return os.cpu_count() or 1
 
 
-def generate_site(
-    warehouse_url: str | None, site_dir: str | Path, federation: str | None = None, as_of: date | None = None,
-    *, workers: int = 1,
-) -> website.SiteResult:
-    """Generate the site (pure; the task below adds logging). Only federations with an edition get pages."""
-    db = warehouse.get_engine(warehouse_url)
-    return website.build_site(
-        db, Path(site_dir), federations=[federation] if federation else None,
-        names=site_names(), generated=as_of, workers=workers,
-    )
-
-
 def generate(
     warehouse_url: str | None, site_dir: str | Path, federation: str | None = None, as_of: date | None = None,
-    *, workers: int = 1,
+    *, workers: int = 1, configs: Configs | None = None,
 ) -> website.SiteResult:
-    """:func:`generate_site`, in a process of its own when the site is large (``tasks.site_process``)."""
-    from tasks import site_process
-
+    """:func:`generate_site`, in a process of its own when the site is large (``tasks.site_process``).
+    ``configs``: the federations' configuration, for their names."""
+    names = site_names(configs or {})
     url = site_process.apart(warehouse_url, federation)
     if url is not None:
-        return site_process.generate_in_child(url, site_dir, federation, as_of, workers)   # type: ignore[no-any-return]
-    return generate_site(warehouse_url, site_dir, federation, as_of, workers=workers)
+        return site_process.generate_in_child(url, site_dir, federation, as_of, workers, names)   # type: ignore[no-any-return]
+    return generate_site(warehouse_url, site_dir, federation, as_of, workers=workers, names=names)
 
 
-def write_list_downloads(warehouse_url: str | None, site_dir: str | Path, federation: str | None = None) -> int:
+def write_list_downloads(
+    warehouse_url: str | None, site_dir: str | Path, federation: str | None = None, configs: Configs | None = None,
+) -> int:
     """Beside each edition's page, the edition in the federation's own list formats
     (``<fed>/downloads/``, ``formats.list_exports.SITE_DOWNLOADS``): the files
     ``ratings list --format`` writes, byte for byte. A published edition never changes, so a
@@ -74,7 +67,7 @@ def write_list_downloads(warehouse_url: str | None, site_dir: str | Path, federa
 
     db = warehouse.get_engine(warehouse_url)
     written = 0
-    known = configured()
+    known = configs or {}
     feds = [federation] if federation else site_federations(db).get_column("federation").to_list()
     for fed in feds:
         config = dict(known.get(fed, {}))
@@ -101,15 +94,17 @@ def write_list_downloads(warehouse_url: str | None, site_dir: str | Path, federa
 @task(name="publish_site")
 def publish_site(
     warehouse_url: str | None, site_dir: str, federation: str | None = None, as_of: date | None = None,
+    configs: Configs | None = None,
 ) -> website.SiteResult | None:
-    """Regenerate ``site_dir`` from the warehouse; None when no federation has a list yet."""
+    """Regenerate ``site_dir`` from the warehouse; None when no federation has a list yet.
+    ``configs``: the federations' configuration (``flows.config.federations()``)."""
     logger = get_run_logger()
     db = warehouse.get_engine(warehouse_url)
     if federation is not None and federation not in site_federations(db).get_column("federation").to_list():
         logger.info("site: %s has no published edition yet, nothing to publish", federation)
         return None
-    result = generate(warehouse_url, site_dir, federation, as_of, workers=site_workers())
-    downloads = write_list_downloads(warehouse_url, site_dir, federation)
+    result = generate(warehouse_url, site_dir, federation, as_of, workers=site_workers(), configs=configs)
+    downloads = write_list_downloads(warehouse_url, site_dir, federation, configs)
     if downloads:
         logger.info("site: %d list file(s) for download written beside the editions", downloads)
     logger.info(
@@ -123,11 +118,11 @@ def publish_site(
 @task(name="build_site")
 def build_site(
     warehouse_url: str | None, site_dir: str, federation: str | None = None, as_of: date | None = None,
-    workers: int = 1,
+    workers: int = 1, configs: Configs | None = None,
 ) -> website.SiteResult:
     """The whole generation ``ratings site`` asks for, with the workers it was given: unlike
     :func:`publish_site` (the nightly's), also when no federation has a list yet."""
-    result = generate(warehouse_url, site_dir, federation, as_of, workers=workers)
+    result = generate(warehouse_url, site_dir, federation, as_of, workers=workers, configs=configs)
     get_run_logger().info("site %s: %d page(s), %d written, %d removed in %.1f s",
                           result.out, result.pages, result.written, result.removed, result.seconds)
     return result

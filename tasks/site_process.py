@@ -41,6 +41,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from formats.child_process import send, spawn
+
 __all__ = ["OWN_PROCESS_FROM", "apart", "generate_in_child", "main", "own_process_from", "start"]
 
 #: Listed players (the newest edition of each federation generated, summed) from which the
@@ -65,6 +67,11 @@ def own_process_from() -> int:
     return value
 
 
+#: What the child is asked: the warehouse URL, the folder, the federation, the date, the workers
+#: and the federations' names.
+_Request = tuple[str, str, str | None, date | None, int, dict[str, dict[str, object]]]
+
+
 def apart(warehouse_url: str | None, federation: str | None) -> str | None:
     """The resolved warehouse URL when the site of ``federation`` (None: every federation) is to be
     generated in a child: at least :func:`own_process_from` listed players, and a warehouse another
@@ -84,11 +91,9 @@ class _Child:
     """A started child: the process and the pipe its reply comes on."""
 
     def __init__(self) -> None:
-        from validations.gx_process import spawn
-
         self.process, self.replies = spawn("tasks.site_process", without=_HOOKS)
 
-    def ask(self, request: tuple[str, str, str | None, date | None, int]) -> Any:
+    def ask(self, request: _Request) -> Any:
         process = self.process
         assert process.stdin is not None
         with self.replies:
@@ -154,8 +159,9 @@ def _close_unused() -> None:
 
 def generate_in_child(
     warehouse_url: str, site_dir: str | Path, federation: str | None, as_of: date | None, workers: int,
+    names: dict[str, dict[str, object]] | None = None,
 ) -> Any:
-    """``tasks.site.generate_site(...)`` run by a child process (the one :func:`start` started, if
+    """``tasks.site_pages.generate_site(...)`` run by a child process (the one :func:`start` started, if
     it still runs); its :class:`~website.SiteResult`."""
     global _started
     child, _started = _started, None
@@ -163,15 +169,15 @@ def generate_in_child(
         if child is not None:
             child.close()
         child = _Child()
-    return child.ask((warehouse_url, str(site_dir), federation, as_of, workers))
+    return child.ask((warehouse_url, str(site_dir), federation, as_of, workers, names or {}))
 
 
-def _answer(request: tuple[str, str, str | None, date | None, int]) -> tuple[bool, Any]:
+def _answer(request: _Request) -> tuple[bool, Any]:
     import website
-    from tasks.site import generate_site
+    from tasks.site_pages import generate_site
 
     try:
-        return True, generate_site(*request[:4], workers=request[4])
+        return True, generate_site(*request[:4], workers=request[4], names=request[5])
     except website.SiteError as exc:
         return False, exc
     except Exception as exc:  # noqa: BLE001 - raised again in the parent, named
@@ -200,15 +206,13 @@ def main() -> None:
     """The child's entry point (``argv[1]``: the replies' fd): one request, one reply."""
     replies = os.fdopen(int(sys.argv[1]), "wb")
     os.dup2(2, 1)   # whatever the site prints goes to stderr, never into the replies
-    import tasks.site  # noqa: F401 - imported while the parent finishes what comes before the site
+    import tasks.site_pages  # noqa: F401 - imported while the parent finishes what comes before the site
 
     try:
         request = pickle.load(sys.stdin.buffer)
     except EOFError:   # not needed after all (closed unused), or the parent ended
         os._exit(0)
     _end_with_parent()
-    from validations.gx_process import send
-
     send(replies, _answer(request), lambda text: RuntimeError(f"the site's reply does not pickle: {text}"))
     replies.close()
     sys.stdout.flush()

@@ -8,7 +8,8 @@ process imports it, started by the first request (a run's first validation); the
 run there, and the child ends when the run has no more to validate (``tasks.gx``): its
 memory goes with it.
 
-The child is ``python -c "from validations.gx_process import main; main()"``. Requests and replies are pickled
+The child is ``python -c "from validations.gx_process import main; main()"``, started by
+:func:`formats.child_process.spawn`. Requests and replies are pickled
 over its stdin and a duplicate of its stdout (its own stdout goes to stderr, so that
 nothing Great Expectations prints can break the exchange). A request is the name of
 an operation of :data:`_OPERATIONS` and its arguments; a reply is its value, or the
@@ -35,39 +36,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from formats.child_process import send, spawn
 from validations.errors import GxProjectError
 
 __all__ = ["call", "running", "start", "stop"]
-
-
-def spawn(module: str, *, without: tuple[str, ...] = ()) -> tuple[subprocess.Popen[bytes], IO[bytes]]:
-    """Start ``python -c "from MODULE import main; main()" FD``: this checkout's package on its
-    path, its stdin a pipe, ``FD`` the write end of another pipe, whose read end is returned for
-    its replies. ``without``: environment variables it does not inherit. (The site's process,
-    ``tasks.site_process``, is started the same way.)"""
-    read, write = os.pipe()
-    package = str(Path(__file__).resolve().parents[1])
-    env = {k: v for k, v in os.environ.items() if k not in without}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package, env.get("PYTHONPATH")) if p)
-    try:
-        process = subprocess.Popen(
-            [sys.executable, "-c", f"from {module} import main; main()", str(write)],
-            stdin=subprocess.PIPE, pass_fds=(write,), env=env, close_fds=True,
-        )
-    finally:
-        os.close(write)
-    return process, os.fdopen(read, "rb")
-
-
-def send(replies: IO[bytes], reply: tuple[bool, Any], failed: Callable[[str], Exception]) -> None:
-    """Write a child's ``(ok, value)`` reply to its parent; a reply that does not pickle goes as
-    ``(False, failed("TypeName: message"))`` instead."""
-    try:
-        data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception as exc:  # noqa: BLE001 - a value that does not pickle
-        data = pickle.dumps((False, failed(f"{type(exc).__name__}: {exc}")), protocol=pickle.HIGHEST_PROTOCOL)
-    replies.write(data)
-    replies.flush()
 
 
 class _Child:

@@ -7,15 +7,16 @@ from pathlib import Path
 from markupsafe import escape
 from prefect.logging import disable_run_logger
 
+from flows.config import federations
 from tasks.site import publish_site, site_names
 from tests.website.conftest import SmallSeason
 
 
 def test_publish_site_generates_and_names_the_federation(small_season: SmallSeason, tmp_path: Path) -> None:
     with disable_run_logger():
-        result = publish_site.fn(small_season.url, str(tmp_path / "site"), "ajusc")
+        result = publish_site.fn(small_season.url, str(tmp_path / "site"), "ajusc", configs=federations())
     assert result is not None and result.players == {"ajusc": 8} and result.written == result.pages
-    assert str(escape(site_names()["ajusc"]["name"])) in (tmp_path / "site" / "ajusc" / "index.html").read_text(encoding="utf-8")
+    assert str(escape(site_names(federations())["ajusc"]["name"])) in (tmp_path / "site" / "ajusc" / "index.html").read_text(encoding="utf-8")
 
 
 def test_a_federation_without_a_list_publishes_nothing(small_season: SmallSeason, tmp_path: Path) -> None:
