@@ -100,14 +100,14 @@ def test_the_summary_gives_no_list_line_for_unknown_and_no_zero_count_for_an_unc
 ) -> None:
     from types import SimpleNamespace
 
-    from flows.cli import _print_summary
+    from flows.present import print_summary
 
     unchanged = SimpleNamespace(edition=None, players_listed=0, players_changed=0, players_new=0)
     summary = SimpleNamespace(
         as_of="2026-02-01", files_seen=2, files_skipped=[], competitions={}, file_outcomes={},
         published={"ajusc": unchanged, "unknown": unchanged}, report_paths=[],
     )
-    _print_summary(summary)
+    print_summary(summary)
     out = capsys.readouterr().out
     assert "ajusc: list unchanged" in out and "0 player(s) listed" not in out, out
     assert "unknown:" not in out, out

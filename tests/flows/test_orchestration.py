@@ -109,7 +109,7 @@ def test_the_profile_decides_without_prefect(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_command_ends_like_a_normal_exit_without_the_teardown(sample_inbox: Path, tmp_path: Path) -> None:
-    """``flows.cli._leave`` skips the interpreter's teardown (about 1-2 s of a night) but does what
+    """``flows.exits.leave`` ends through the interpreter's own shutdown, and so does what
     it does that matters: the SQLite WAL is checked back into the warehouse file (a copy of the
     file alone holds the night), stdout arrives whole through a pipe, and the exit codes stand."""
     import shutil

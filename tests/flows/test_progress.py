@@ -12,7 +12,7 @@ import pytest
 from prefect import flow, task
 from typer.testing import CliRunner
 
-from flows import cli
+from flows import present, progress
 from flows.cli import app
 from flows.nightly import NightlyRun
 from tasks.publish import Published
@@ -53,7 +53,7 @@ def test_a_bar_per_stage_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     screen = io.StringIO()
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
     monkeypatch.setattr(sys, "stderr", screen)
-    with cli._progress(["ingest_inbox", "validate_batch", "rate_federation"]):
+    with progress.progress(["ingest_inbox", "validate_batch", "rate_federation"]):
         assert two_stages() == 3
     shown = screen.getvalue()
     for stage, count in (("ingest", "1/1"), ("validate", "0/0"), ("rate", "1/1")):
@@ -66,7 +66,7 @@ def test_a_thousand_competitions_print_counts_and_only_the_refused(capsys: pytes
     competitions |= {"C0007": "rejected", "C0500": "accepted_with_exclusions", "C0999": "rejected"}
     summary = NightlyRun(as_of=date(2026, 2, 1), files_seen=1000, competitions={"fide": competitions},
                          published={"fide": Published("fide", 12, 5000, 4000)})
-    cli._print_summary(summary)
+    present.print_summary(summary)
     out = capsys.readouterr().out
     assert "fide: 997 accepted" in out and "fide: 1 accepted_with_exclusions" in out and "fide: 2 rejected" in out
     for shown in ("C0007", "C0500", "C0999"):

@@ -44,7 +44,7 @@ def test_an_outcome_s_log_path_is_never_cut_in_an_80_column_terminal(
 ) -> None:
     from types import SimpleNamespace
 
-    from flows.cli import _print_summary
+    from flows.present import print_summary
 
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
@@ -54,7 +54,7 @@ def test_an_outcome_s_log_path_is_never_cut_in_an_80_column_terminal(
         file_outcomes={"CAT-2026-02.results.csv": f"not finished: internal error (KeyError: 'x') in the load "
                                                   f"stage of ajusc; details in {log}"},
     )
-    _print_summary(summary)
+    print_summary(summary)
     out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)   # a terminal's colours aside
     assert max(len(line) for line in out.splitlines()) <= 80, out
     assert "…" not in out and "..." not in out, out
