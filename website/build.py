@@ -817,6 +817,56 @@ class _Clock:
 _LIST_COLUMNS: tuple[str, ...] = ("player_id", "rank", "rating", "change", "new", "category", "status", "games")
 
 
+def _player_names(fed: _Federation, own: pl.DataFrame) -> dict[str, str | None]:
+    """Each player's name: the starting list's, else the last one the player's lines carry."""
+    player_names = {pid: p.get("name") for pid, p in fed.players.items()}
+    for row in own.filter(pl.col("name").is_not_null()).select("player_id", "name").unique(
+            "player_id", keep="last").iter_rows():
+        if not player_names.get(row[0]):
+            player_names[row[0]] = row[1]
+    return player_names
+
+
+def _facets(categories: Iterable[Any], statuses: Iterable[Any]) -> dict[str, list[str]]:
+    """The filters of an edition's page: its categories, and its statuses in the list's order."""
+    present = set(statuses)
+    return {"categories": sorted({c for c in categories if c}),
+            "statuses": [s for s in (*STATUS_ORDER, LEFT) if s in present]}
+
+
+def _write_archive(fed: _Federation, writer: _Writer, common: Mapping[str, Any], editions: Sequence[Mapping[str, Any]],
+                   extra_columns: Sequence[str]) -> None:
+    """The federation's archive page: every edition, newest first."""
+    base = common["dir"]
+    writer.write(f"{base}/editions/index.html", _template("archive.html").render(
+        root="../../", **common, editions=list(reversed(editions)),
+        # Only the columns that say something: a column empty on every edition, or ``kind`` when
+        # every edition is an ordinary one, stays off the table.
+        extra_columns=[c for c in extra_columns
+                       if any(e[c] and not (c == "kind" and e[c] == "ordinary") for e in editions)],
+        has_corrections=fed.corrections is not None))
+
+
+def _write_overview(fed: _Federation, writer: _Writer, common: Mapping[str, Any], latest: Mapping[str, Any] | None,
+                    editions: Sequence[Mapping[str, Any]], current_rows: Sequence[Mapping[str, Any]]) -> None:
+    """The federation's overview page: distribution on the current edition, activity by month."""
+    base = common["dir"]
+    hist = _histogram([r["rating"] for r in current_rows if r["rating"] is not None])
+    monthly = _activity(fed)
+    status_counts: dict[str, int] = defaultdict(int)
+    for r in current_rows:
+        status_counts[r["status"] or "unrated"] += 1
+    writer.write(f"{base}/overview.html", _template("overview.html").render(
+        root="../", **common, latest=latest, editions=editions,
+        status_counts=[(s, status_counts[s]) for s in STATUS_ORDER if status_counts.get(s)],
+        histogram=_json_block({"kind": "histogram", "target": "distribution-chart", "label":
+                               "Players by rating on the current edition", **hist}),
+        activity=_json_block({"kind": "activity", "target": "activity-chart", "label":
+                              "Rated games and players by month", "labels": [row[0] for row in monthly],
+                              "games": [row[2] for row in monthly], "players": [row[3] for row in monthly]}),
+        months=monthly))
+
+
 def _render_federation(
     fed: _Federation, writer: _Writer, out: Path, result: SiteResult, workers: int, engine: Engine,
     previous: Mapping[str, Any] | None,
@@ -850,11 +900,7 @@ def _render_federation(
               "info": fed.info}
     stable = _digest(_code_key(), common)
     diffs = _corrections_by_edition(fed.corrections, editions)
-    player_names = {pid: p.get("name") for pid, p in fed.players.items()}
-    for row in own.filter(pl.col("name").is_not_null()).select("player_id", "name").unique(
-            "player_id", keep="last").iter_rows():
-        if not player_names.get(row[0]):
-            player_names[row[0]] = row[1]
+    player_names = _player_names(fed, own)
     names_deep = Names(player_names, "../players/")   # from editions/ and competitions/
     names_top = Names(player_names, "players/")       # from the federation's index
     names_card = Names(player_names, "")              # from a card to another card
@@ -941,12 +987,6 @@ def _render_federation(
     def edition_path(e: Mapping[str, Any], as_list: bool) -> str:
         return f"{base}/index.html" if as_list else f"{base}/editions/{e['edition']}.html"
 
-    def facets(categories: Iterable[Any], statuses: Iterable[Any]) -> dict[str, list[str]]:
-        """The filters of an edition's page: its categories, and its statuses in the list's order."""
-        present = set(statuses)
-        return {"categories": sorted({c for c in categories if c}),
-                "statuses": [s for s in (*STATUS_ORDER, LEFT) if s in present]}
-
     def render_in_full(wanted: Sequence[tuple[dict[str, Any], bool, str]]) -> set[tuple[int, bool]]:
         """Render, here and now, the pages of the full editions among ``wanted`` (edition, as the list,
         key), their rows formatted by polars for all of them at once (:func:`list_rows_by_edition`)
@@ -961,7 +1001,7 @@ def _render_federation(
             formatted = list_rows_by_edition(frame.select("ed", *_LIST_COLUMNS), names)
             if formatted is None:
                 continue
-            values = {ed: facets(categories, statuses) for ed, categories, statuses in
+            values = {ed: _facets(categories, statuses) for ed, categories, statuses in
                       frame.group_by("ed").agg(pl.col("category").unique(), pl.col("status").unique()).iter_rows()}
             for e, key in mine:
                 render_edition(e, key, as_list=as_list, formatted=(formatted[e["index"]], values[e["index"]]))
@@ -975,7 +1015,7 @@ def _render_federation(
             rows = (slices if in_full or changed_on is None else changed_on).get(e["index"], [])
             names = names_top if as_list else names_deep
             formatted = (list_rows(rows, names, ranked=in_full or as_list),
-                         facets((r["category"] for r in rows), (r["status"] for r in rows)))
+                         _facets((r["category"] for r in rows), (r["status"] for r in rows)))
         html, filters = formatted
         ctx = {**common, "edition": shown(e), **filters, "extra_columns": extra_columns, "is_current": e is latest,
                "changes_only": not in_full, "previous": previous, "rows": html, "downloads": downloads(e)}
@@ -1101,34 +1141,14 @@ def _render_federation(
         writer.write(f"{base}/ranks.js", _ranks_script(latest, current_rows))
     _run_jobs(jobs, writer, workers if len(player_ids) >= PARALLEL_FROM else 1)
     clock.lap("pages")
-    writer.write(f"{base}/editions/index.html", _template("archive.html").render(
-        root="../../", **common, editions=list(reversed(editions)),
-        # Only the columns that say something: a column empty on every edition, or ``kind`` when
-        # every edition is an ordinary one, stays off the table.
-        extra_columns=[c for c in extra_columns
-                       if any(e[c] and not (c == "kind" and e[c] == "ordinary") for e in editions)],
-        has_corrections=fed.corrections is not None))
+    _write_archive(fed, writer, common, editions, extra_columns)
     result.players[fed.federation] = len(player_ids)
     result.competitions[fed.federation] = len(fed.competitions)
     result.removed += writer.prune(root / "players")
     result.removed += writer.prune(root / "competitions")
     result.removed += writer.prune(root / "editions")
 
-    # Overview: distribution on the current edition, activity by month.
-    hist = _histogram([r["rating"] for r in current_rows if r["rating"] is not None])
-    monthly = _activity(fed)
-    status_counts: dict[str, int] = defaultdict(int)
-    for r in current_rows:
-        status_counts[r["status"] or "unrated"] += 1
-    writer.write(f"{base}/overview.html", _template("overview.html").render(
-        root="../", **common, latest=latest, editions=editions,
-        status_counts=[(s, status_counts[s]) for s in STATUS_ORDER if status_counts.get(s)],
-        histogram=_json_block({"kind": "histogram", "target": "distribution-chart", "label":
-                               "Players by rating on the current edition", **hist}),
-        activity=_json_block({"kind": "activity", "target": "activity-chart", "label":
-                              "Rated games and players by month", "labels": [row[0] for row in monthly],
-                              "games": [row[2] for row in monthly], "players": [row[3] for row in monthly]}),
-        months=monthly))
+    _write_overview(fed, writer, common, latest, editions, current_rows)
     result.editions[fed.federation] = len(editions)
     clock.lap("overview")
 
