@@ -14,7 +14,6 @@ from datetime import date
 from pathlib import Path
 
 from flows.config import federation_config, federations
-from flows.orchestration import call
 from tasks import site_process
 from tasks.backfill import BackfillSummary, differing_changes, stored_changes, summarise_backfill
 from tasks.ingest import FederationBatch
@@ -42,23 +41,23 @@ def backfill(
 ) -> BackfillSummary:
     """Re-rate ``federation`` and report the changes dated from ``from_date`` (to ``to_date``)."""
     config = federation_config(federation)
-    before = call(stored_changes, warehouse_url, federation)
+    before = stored_changes(warehouse_url, federation)
     empty_batch = FederationBatch(federation=federation)
     day = as_of or to_date or date.today()
-    call(resume_unfinished_publication, warehouse_url, day, reports_dir, federation, configs=federations())   # a killed run's (issue 9)
+    resume_unfinished_publication(warehouse_url, day, reports_dir, federation, configs=federations())   # a killed run's (issue 9)
     why = f"re-rating from {from_date}" + (f" to {to_date}" if to_date else "") + " (replayed from the seed)"
-    rated = call(rate_federation, empty_batch, warehouse_url, config, day, full=True, why=why)
+    rated = rate_federation(empty_batch, warehouse_url, config, day, full=True, why=why)
     checkpoint("rate")
     run = rated.run
-    call(load_federation, empty_batch, run, warehouse_url, config, rated)
+    load_federation(empty_batch, run, warehouse_url, config, rated)
     checkpoint("load")
     if site_dir is not None:
         site_process.start(warehouse_url, federation)   # a large site's process imports meanwhile
-    published = call(publish_federation, empty_batch, run, warehouse_url, config, day, reports_dir, None, rated)
+    published = publish_federation(empty_batch, run, warehouse_url, config, day, reports_dir, None, rated)
     checkpoint("publish")
-    summary = call(summarise_backfill, federation, from_date, to_date, before, rated, published.edition)
+    summary = summarise_backfill(federation, from_date, to_date, before, rated, published.edition)
     if site_dir is not None:
         # "" (the default): the site lives beside the reports folder, as ``ratings run`` puts it.
         site_dir = site_dir or str(Path(reports_dir).parent / "site")
-        call(publish_site, warehouse_url, site_dir, federation, day, configs=federations())
+        publish_site(warehouse_url, site_dir, federation, day, configs=federations())
     return summary

@@ -10,7 +10,6 @@ import sys
 import polars as pl
 
 from flows.config import federation_config
-from flows.orchestration import call
 from tasks.check import (
     KNOWN_FEDERATIONS,
     CheckError,
@@ -41,7 +40,7 @@ def check(paths: list[str], federation: str | None = None, warehouse_url: str | 
         A file is missing or unreadable.
     """
     warehouse_url = readable_url(warehouse_url)
-    ingested = call(read_checked, list(paths), federation)
+    ingested = read_checked(list(paths), federation)
     reports: list[CompetitionReport] = []
     for name, batch in sorted(ingested.batches.items()):
         if name not in KNOWN_FEDERATIONS:   # files no reader could tie to a federation
@@ -50,10 +49,10 @@ def check(paths: list[str], federation: str | None = None, warehouse_url: str | 
         config = federation_config(name)
         if batch.competitions.height:
             try:
-                batch = call(validate_batch, batch, config, None, warehouse_url)
+                batch = validate_batch(batch, config, None, warehouse_url)
             finally:
                 end_great_expectations()
-        changes = call(rate_checked, warehouse_url, batch, config)
+        changes = rate_checked(warehouse_url, batch, config)
         reports.extend(batch_reports(batch, changes))
     return reports
 

@@ -9,7 +9,6 @@ approved competition.
 from __future__ import annotations
 
 from flows.config import federation_config
-from flows.orchestration import call
 from tasks.decisions import Decision, record_decision
 from tasks.runtime import flow
 
@@ -43,4 +42,4 @@ def decide(
         No such competition, one that is not held, or a decline without a reason.
     """
     federation_config(federation)
-    return call(record_decision, federation, competition_id, decision, note, warehouse_url)
+    return record_decision(federation, competition_id, decision, note, warehouse_url)

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from flows.config import federation_config
-from flows.orchestration import call
 from tasks.organisers import (
     delivery_record,
     list_organisers,
@@ -49,12 +48,12 @@ def organiser(
     if action == "add":
         if federation is None or email is None:
             raise ValueError("ratings organiser add needs --federation and --email")
-        return call(register_organiser, warehouse_url, federation, email, name, competitions, folder)
+        return register_organiser(warehouse_url, federation, email, name, competitions, folder)
     if action == "remove":
         if entry is None:
             raise ValueError("ratings organiser remove needs the entry's number (ratings organiser list)")
-        return call(unregister_organiser, warehouse_url, entry)
-    return call(list_organisers, warehouse_url, federation)
+        return unregister_organiser(warehouse_url, entry)
+    return list_organisers(warehouse_url, federation)
 
 
 @flow(name="deliveries", description="The record of the reports e-mailed to organisers and of the digests.")
@@ -62,4 +61,4 @@ def deliveries(failed: bool = False, federation: str | None = None, warehouse_ur
     """The delivery record, newest first (``failed``: only what is not delivered yet)."""
     if federation is not None:
         federation_config(federation)
-    return call(delivery_record, warehouse_url, failed, federation)
+    return delivery_record(warehouse_url, failed, federation)

@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 from flows.config import federation_config
-from flows.orchestration import call
 from tasks.desk import AccountChange, manage_account, serve_desk
 from tasks.runtime import flow
 
@@ -31,7 +30,7 @@ def desk(host: str = "127.0.0.1", port: int = 8470, inbox: str = "inbox", wareho
     """
     if not 0 < port < 65536:
         raise ValueError(f"a port is between 1 and 65535, not {port}")
-    call(serve_desk, host, port, inbox, warehouse_url)
+    serve_desk(host, port, inbox, warehouse_url)
 
 
 @flow(name="account", description="Create, reset or disable a desk account.")
@@ -53,4 +52,4 @@ def account(
     """
     if federation is not None:
         federation_config(federation)
-    return call(manage_account, action, username, warehouse_url, role, federation, hashed)
+    return manage_account(action, username, warehouse_url, role, federation, hashed)

@@ -12,7 +12,6 @@ from dataclasses import replace
 from datetime import date
 
 from flows.config import federation_config
-from flows.orchestration import call
 from tasks.lookup import (
     LIST_COLUMNS,
     Edition,
@@ -64,12 +63,12 @@ def _read_edition(federation: str, list_name: str | None, edition: int | None, a
     """The steps of :func:`rating_list`, shared with :func:`rating_list_file` (a flow never calls a flow)."""
     config = federation_config(federation)
     lists = [str(x) for x in config.get("lists") or []]
-    found = call(find_edition, warehouse_url, federation, list_name, lists[0] if lists else None, edition, as_of)
+    found = find_edition(warehouse_url, federation, list_name, lists[0] if lists else None, edition, as_of)
     if found is None:
         return None
-    entries = call(read_edition_entries, warehouse_url, found.list_id)
+    entries = read_edition_entries(warehouse_url, found.list_id)
     if export:
-        entries = call(export_entries, entries, found, config)
+        entries = export_entries(entries, found, config)
     return replace(found, entries=entries)
 
 
@@ -87,7 +86,7 @@ def rating_list_file(
     found = _read_edition(federation, list_name, edition, as_of, True, warehouse_url)
     if found is None or found.entries is None:
         return None
-    name, data = call(list_file, found.entries, found, file_format)
+    name, data = list_file(found.entries, found, file_format)
     return replace(found, entries=None), name, data
 
 
@@ -116,8 +115,8 @@ def organiser_report(
     """
     if fmt not in ("markdown", "html"):
         raise ValueError(f"fmt expects markdown or html, not {fmt!r}")
-    reports = call(read_reports, warehouse_url, competition_id, federation)
+    reports = read_reports(warehouse_url, competition_id, federation)
     if reports is None:
         return None
-    return call(render_reports, reports, "html" if fmt == "html" else "markdown")
+    return render_reports(reports, "html" if fmt == "html" else "markdown")
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from flows import errors
 from flows.config import delivery_settings, federation_config, federations
-from flows.orchestration import call, call_each, get_run_logger, on_dask
+from flows.orchestration import get_run_logger, map_over, on_dask
 from tasks import site_process
 from tasks.decisions import record_approvals_rated, with_pending_approvals
 from tasks.deliver import Delivered, NightOutcome, deliver_night
@@ -101,15 +101,15 @@ def nightly(
     if federation is not None:
         federation_config(federation)   # fail fast, with the known ids, on a typo
     summary = NightlyRun(as_of=as_of)
-    resumed = call(resume_unfinished_publication, warehouse_url, as_of, reports_dir, federation, configs=federations())   # a killed run's
+    resumed = resume_unfinished_publication(warehouse_url, as_of, reports_dir, federation, configs=federations())   # a killed run's
     if gx_root:
         # Created once, before any validation: concurrent writers corrupt a GX file project.
-        call(prepare_gx_project, gx_root)
-    ingested = call(ingest_inbox, inbox, warehouse_url, federation)
+        prepare_gx_project(gx_root)
+    ingested = ingest_inbox(inbox, warehouse_url, federation)
     checkpoint("ingest")
     # Competitions the rating officer approved since the last run are rated tonight,
     # even when no new file arrived for their federation (issue 14).
-    approved = call(with_pending_approvals, ingested, warehouse_url, federation)
+    approved = with_pending_approvals(ingested, warehouse_url, federation)
     summary.files_seen = ingested.files_seen
     summary.files_skipped = ingested.files_skipped
     summary.files_ignored = ingested.files_ignored
@@ -130,28 +130,28 @@ def nightly(
                     batch = outcome
                 else:
                     try:
-                        batch = call(validate_batch, batch, config, gx_root, warehouse_url, as_of)
+                        batch = validate_batch(batch, config, gx_root, warehouse_url, as_of)
                     finally:
                         if fed == last and not gx_root:
                             # Nothing else of the night needs it: its memory goes before the rating's.
                             end_great_expectations()
                 checkpoint("validate")
                 stage = "rate"
-                rated = call(rate_federation, batch, warehouse_url, config, as_of)
+                rated = rate_federation(batch, warehouse_url, config, as_of)
                 checkpoint("rate")
                 run, progress = rated.run, rated.progress
             else:
                 run, progress, rated = None, None, None
             stage = "load"
-            call(load_federation, batch, run, warehouse_url, config, rated)
+            load_federation(batch, run, warehouse_url, config, rated)
             checkpoint("load")
             if run is not None and fed in approved:
-                call(record_approvals_rated, fed, warehouse_url)
+                record_approvals_rated(fed, warehouse_url)
             stage = "publish"
             if site_dir is not None and fed == last:
                 site_process.start(warehouse_url, federation)   # a large site's process imports meanwhile
-            published = call(publish_federation, batch, run, warehouse_url, config, as_of, reports_dir, progress,
-                             rated, also_report=approved.get(fed, []))
+            published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir, progress,
+                                           rated, also_report=approved.get(fed, []))
             checkpoint("publish")
         except Exception as error:   # one federation's bug must not stop the others' night
             if errors.affects_every_federation(error):
@@ -168,8 +168,8 @@ def nightly(
         finished.append(batch)
         if run is not None:
             changes[fed] = run.changes
-    summary.file_outcomes, summary.summary_markdown = call(
-        summarise_night, finished, changes, summary.competitions, as_of=as_of,
+    summary.file_outcomes, summary.summary_markdown = summarise_night(
+        finished, changes, summary.competitions, as_of=as_of,
         skipped=summary.files_skipped, ignored=summary.files_ignored,
         failed={**ingested.file_outcomes, **failed_files},
         files=[b.files for b in ingested.batches.values()],
@@ -177,12 +177,12 @@ def nightly(
     logger.info("nightly as of %s: %d file(s) in the inbox, %d already loaded", as_of, summary.files_seen,
                 len(summary.files_skipped), extra={"summary": True})
     if gx_root:
-        call(build_data_docs, gx_root)
+        build_data_docs(gx_root)
         end_great_expectations()
     if site_dir is not None:
         # "" (the default): the site lives beside the reports folder, as ``ratings run`` puts it.
         site_dir = site_dir or str(Path(reports_dir).parent / "site")
-        call(publish_site, warehouse_url, site_dir, federation, as_of, configs=federations())
+        publish_site(warehouse_url, site_dir, federation, as_of, configs=federations())
     if deliver:
         _deliver(summary, [*resumed.values(), *summary.published.values()], warehouse_url, reports_dir, federation)
     return summary
@@ -207,7 +207,7 @@ def _deliver(summary: NightlyRun, published: list[Published], warehouse_url: str
     )
     written = [report for p in published for report in p.written]
     try:
-        summary.delivered = call(deliver_night, warehouse_url, written, outcome, settings, reports_dir, off)
+        summary.delivered = deliver_night(warehouse_url, written, outcome, settings, reports_dir, off)
     except Exception as error:   # the night is done: a delivery bug must not undo its outcome
         if errors.affects_every_federation(error):
             raise
@@ -232,7 +232,7 @@ def _validate_on_dask(
             continue
         if config:
             known.append((fed, config))
-    outcomes = call_each(validate_batch, [(batches[fed], config, gx_root, warehouse_url, as_of)
+    outcomes = map_over(validate_batch, [(batches[fed], config, gx_root, warehouse_url, as_of)
                                          for fed, config in known])
     return {fed: outcome for (fed, _), outcome in zip(known, outcomes, strict=True)}
 

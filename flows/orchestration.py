@@ -1,25 +1,21 @@
-"""How a flow runs: under the Prefect engine, or in-process without a Prefect server.
+"""How a flow runs: under Prefect, or in-process without a Prefect server.
 
 Prefect orchestrates the deployments (``prefect.yaml``: schedules, workers, retries,
 artifacts, the UI). A one-shot ``ratings run`` on a machine where no Prefect API is
-configured used to start a temporary Prefect server for every call: about 10 s before
-the first file was read. Without an API the CLI now runs the same flow body in-process
-(:func:`run_flow`): the flow's ``.fn``, each task through :func:`call` (its ``.fn``,
-with the task's retries), logs on plain loggers (``tasks.runtime``), no artifacts.
+configured runs the same flow in-process instead (:func:`run_flow`): the flow's ``.fn``,
+whose task calls then run in-process too (``tasks.runtime``: the task decides, with its
+retries and its log lines), with no temporary Prefect server and no ``prefect`` import.
 
 Which way (:func:`use_prefect_engine`): ``RATINGS_ORCHESTRATOR=prefect`` or ``local``
-forces one; otherwise the Prefect engine when an API URL is configured (the
-environment, the Prefect profile, the test harness), in-process when none is.
+forces one; otherwise Prefect when an API URL is configured (the environment, the
+Prefect profile, the test harness), in-process when none is.
 
-Inside a Prefect run :func:`call` is a plain task call, so the flows read the same
-either way.
-
-Scale out (issue 11): ``run_flow(flow, dask_workers=N)`` runs the flow on a local Dask
-cluster of ``N`` worker processes (prefect-dask's ``DaskTaskRunner``, no dashboard),
-under the Prefect engine only; in-process it logs one line and runs sequentially. A flow
-fans independent task calls out with :func:`call_each`: submitted to Dask when the flow
-runs on it, one after the other otherwise. Workers inherit the environment, so they find
-the warehouse in ``$RATINGS_WAREHOUSE_URL`` as the flow does.
+Scale out: ``run_flow(flow, dask_workers=N)`` runs the flow on a local Dask cluster of
+``N`` worker processes (prefect-dask's ``DaskTaskRunner``, no dashboard), under Prefect
+only; in-process it logs one line and runs sequentially. A flow maps a task over
+independent calls with :func:`map_over`: submitted to Dask when the flow runs on it,
+one after the other otherwise. Workers inherit the environment, so they find the
+warehouse in ``$RATINGS_WAREHOUSE_URL`` as the flow does.
 """
 
 from __future__ import annotations
@@ -33,16 +29,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tasks.runtime import (
-    FLOW_LOGGER,
-    TASK_LOGGER,
-    current_task,
-    get_run_logger,
-    in_prefect_run,
-    transient,
-)
+from tasks.runtime import FLOW_LOGGER, get_run_logger, in_prefect_run
 
-__all__ = ["DASK_WORKERS_ENV", "ORCHESTRATOR_ENV", "call", "call_each", "dask_task_runner", "get_run_logger",
+__all__ = ["DASK_WORKERS_ENV", "ORCHESTRATOR_ENV", "dask_task_runner", "get_run_logger", "map_over",
            "on_dask", "run_flow", "temporary_server_output_to_log", "use_prefect_engine"]
 
 #: ``prefect``: always the Prefect engine; ``local``: never; unset or ``auto``: by the API URL.
@@ -223,11 +212,11 @@ def on_dask() -> bool:
     return isinstance(runner, DaskTaskRunner)
 
 
-def call_each(task: Callable[..., R], calls: Sequence[tuple[Any, ...]]) -> list[R | Exception]:
-    """Run ``task`` once per argument tuple of ``calls``; each call's result or its exception.
+def map_over(task: Callable[..., R], calls: Sequence[tuple[Any, ...]]) -> list[R | Exception]:
+    """Call ``task`` once per argument tuple of ``calls``; each call's result or its exception.
 
     On a Dask task runner (:func:`on_dask`) every call is submitted first, then gathered in
-    order; otherwise each goes through :func:`call`, one after the other. An exception is
+    order; otherwise each is a plain task call, one after the other. An exception is
     returned in its call's place (the caller decides what it stops), never raised.
     """
     if on_dask():
@@ -243,52 +232,7 @@ def call_each(task: Callable[..., R], calls: Sequence[tuple[Any, ...]]) -> list[
     results: list[R | Exception] = []
     for args in calls:
         try:
-            results.append(call(task, *args))
+            results.append(task(*args))
         except Exception as error:   # noqa: BLE001 - returned in its place; the caller decides
             results.append(error)
     return results
-
-
-def _delay(task: Any, attempt: int) -> float:
-    delays = task.retry_delay_seconds
-    if delays is None:
-        return 0.0
-    if isinstance(delays, (int, float)):
-        return float(delays)
-    listed = list(delays)
-    return float(listed[min(attempt, len(listed) - 1)]) if listed else 0.0
-
-
-def call(task: Callable[..., R], *args: Any, **kwargs: Any) -> R:
-    """Run one task: a Prefect task run inside a Prefect run, else its function in-process.
-
-    In-process, the task keeps its retries (``retries``, ``retry_delay_seconds``) and
-    logs as a Prefect task run would (the CLI's progress follows ``Finished in state``).
-    """
-    if in_prefect_run():
-        return task(*args, **kwargs)
-    prefect_task: Any = task
-    name = str(getattr(prefect_task, "name", None) or getattr(task, "__name__", "task"))
-    function = getattr(prefect_task, "fn", task)
-    retries = int(getattr(prefect_task, "retries", 0) or 0)
-    log = logging.LoggerAdapter(logging.getLogger(TASK_LOGGER), {"task_name": name})
-    token = current_task.set(name)
-    try:
-        for attempt in range(retries + 1):
-            try:
-                result: R = function(*args, **kwargs)
-            except Exception as error:
-                if attempt >= retries or not transient(error):   # a deterministic error fails again
-                    log.error("Finished in state Failed(%s: %s)", type(error).__name__,
-                              (str(error).splitlines() or [""])[0])
-                    raise
-                pause = _delay(prefect_task, attempt)
-                log.warning("Task run failed (%s); retry %d of %d in %.0f s", type(error).__name__,
-                            attempt + 1, retries, pause)
-                time.sleep(pause)
-            else:
-                log.info("Finished in state Completed()")
-                return result
-        raise AssertionError("unreachable")   # pragma: no cover
-    finally:
-        current_task.reset(token)

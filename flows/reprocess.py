@@ -9,7 +9,6 @@ reprocess FILE`` runs this flow, whose one task records the request, like a deci
 
 from __future__ import annotations
 
-from flows.orchestration import call
 from tasks.decisions import ReprocessRequest, request_reprocess
 from tasks.runtime import flow
 
@@ -37,4 +36,4 @@ def reprocess(file: str, inbox: str = "inbox", note: str | None = None,
     tasks.decisions.NotInInboxError
         ``file`` is not in ``inbox``.
     """
-    return call(request_reprocess, file, inbox, note, warehouse_url)
+    return request_reprocess(file, inbox, note, warehouse_url)

@@ -8,7 +8,6 @@ history. Run by ``ratings seed``; its one task is :func:`tasks.seed.load_seed_li
 from __future__ import annotations
 
 from flows.config import federation_config
-from flows.orchestration import call
 from tasks.runtime import flow
 from tasks.seed import SeedLoaded, load_seed_list
 from warehouse.guard import exclusive
@@ -39,4 +38,4 @@ def seed(file: str, federation: str, warehouse_url: str | None = None) -> SeedLo
         A missing file, or a list refused with its file, line and field.
     """
     config = federation_config(federation)   # fail fast, with the known ids, on a typo
-    return call(load_seed_list, file, federation, warehouse_url, config)
+    return load_seed_list(file, federation, warehouse_url, config)

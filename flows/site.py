@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import date
 
 from flows.config import federation_config, federations
-from flows.orchestration import call
 from tasks.runtime import flow
 from tasks.site import build_site
 from website import SiteResult
@@ -45,4 +44,4 @@ def site(
     """
     if federation is not None:
         federation_config(federation)
-    return call(build_site, warehouse_url, out, federation, as_of, workers, configs=federations())
+    return build_site(warehouse_url, out, federation, as_of, workers, configs=federations())

@@ -16,7 +16,6 @@ from __future__ import annotations
 from datetime import date
 
 from flows.config import federation_config
-from flows.orchestration import call
 from tasks.gx import end_great_expectations
 from tasks.runtime import flow
 from tasks.validate import validate_batch
@@ -82,16 +81,16 @@ def whatif(
         An unknown player or competition, or an unreadable added file.
     """
     config = federation_config(federation)
-    state = call(read_state, warehouse_url, federation)
-    batch = call(read_added_files, list(add or []), federation)
+    state = read_state(warehouse_url, federation)
+    batch = read_added_files(list(add or []), federation)
     check_request(state.history, batch, set_rating=set_rating or {}, set_rank=set_rank or {}, exclude=exclude or [])
     if batch.competitions.height:
         try:
-            batch = call(validate_batch, batch, config, None, warehouse_url)
+            batch = validate_batch(batch, config, None, warehouse_url)
         finally:
             end_great_expectations()   # its memory goes before the rating's
     changed = apply_changes(state.history, set_rating=set_rating, set_rank=set_rank, exclude=exclude or [])
-    ratings, rated = call(rate_whatif, changed, batch, config, as_of)
+    ratings, rated = rate_whatif(changed, batch, config, as_of)
     answer = ripple(state.ratings, ratings)
     result = WhatIf(
         federation=federation,
@@ -100,5 +99,5 @@ def whatif(
         added=added_outcome(batch) if batch.competitions.height else {},
         shown=as_published(answer, federation, config),
     )
-    call(report_whatif, result)
+    report_whatif(result)
     return result

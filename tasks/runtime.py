@@ -1,24 +1,29 @@
-"""What a task needs from its orchestrator, with or without a Prefect run around it.
+"""The flow/task decorators, and what a task needs from its orchestrator, in-process or under Prefect.
 
-The same task and flow code runs two ways (``flows/orchestration.py``):
+A flow runs one of two ways (``flows.orchestration.run_flow`` chooses, once per flow):
 
-* under the Prefect engine (a deployment on a worker, a configured ``PREFECT_API_URL``,
-  the test harness): the logger is Prefect's run logger (records go to the API) and
-  artifacts are Prefect artifacts;
-* in-process, without a Prefect server (``ratings run`` on a machine where none is
-  configured): the logger is the plain ``ratings.task_runs`` logger, whose records
-  carry the task's name (the CLI's progress bars follow them), and artifacts go
-  nowhere: what they show is in the reports, the summary and the logs.
+* **under Prefect** (a deployment on a worker, a configured ``PREFECT_API_URL``, the test
+  harness): the flow is a Prefect flow run, each task call inside it a Prefect task run,
+  so the retries are Prefect's own (``retries=``, ``retry_delay_seconds=``, and a
+  ``retry_condition_fn`` that retries a :func:`transient` error only); the logger is
+  Prefect's run logger (records go to the API) and artifacts are Prefect artifacts;
+* **in-process** (``ratings run`` on a machine where no Prefect API is configured): the
+  flow's function runs as a plain call, and so does each task's, with the same retries
+  and the same log lines a Prefect task run writes ("Finished in state Completed()",
+  "Task run failed (...); retry ...", "Finished in state Failed(...)") on the plain
+  ``ratings.task_runs`` logger, each record carrying the task's name (the CLI's progress
+  follows them); artifacts go nowhere: what they show is in the reports and the logs.
 
-Tasks import :func:`get_run_logger` and the artifact functions from here instead of
-from ``prefect``; nothing here starts a server.
+The task decides: a :class:`DeferredTask` called inside a Prefect run is Prefect's task
+call, anywhere else it runs its function in-process. So a flow calls its tasks directly,
+and reads the same either way.
 
-Tasks and flows are declared with :func:`task` and :func:`flow` from here, not Prefect's
-decorators: importing ``prefect`` costs 1-2 s, and an in-process ``ratings run`` needs
-nothing of it (issue 11: fixed cost under 3 s). The decorated object keeps the function as
-``.fn`` (the in-process path and the tests call it) and builds the real Prefect task or
-flow on first use, when it is called or asked for a Prefect attribute (``submit``,
-``with_options``, ...). ``flows.deployments`` hands Prefect the real flows.
+:func:`task` and :func:`flow` are used instead of Prefect's decorators because importing
+``prefect`` is a fixed cost an in-process run does not need: the decorated object keeps
+the function as ``.fn`` (the tests call it) and builds the real Prefect task or flow on
+first use under Prefect, or when asked for a Prefect attribute (``submit``,
+``with_options``, ...); ``flows.deployments`` hands Prefect the real flows. Nothing
+here starts a server.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import contextvars
 import functools
 import logging
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, ParamSpec, TypeVar
 
@@ -37,7 +43,6 @@ __all__ = [
     "DeferredTask",
     "create_markdown_artifact",
     "create_table_artifact",
-    "current_task",
     "flow",
     "get_run_logger",
     "in_prefect_run",
@@ -52,8 +57,8 @@ R = TypeVar("R")
 TASK_LOGGER = "ratings.task_runs"
 FLOW_LOGGER = "ratings.flow_runs"
 
-#: The task running in-process now (its Prefect name), set by ``flows.orchestration.call``.
-current_task: contextvars.ContextVar[str | None] = contextvars.ContextVar("ratings_current_task", default=None)
+#: The task running in-process now (its name), for :func:`get_run_logger`.
+_current_task: contextvars.ContextVar[str | None] = contextvars.ContextVar("ratings_current_task", default=None)
 
 
 class _Deferred(Generic[P, R]):
@@ -90,7 +95,8 @@ class _Deferred(Generic[P, R]):
 
 
 class DeferredTask(_Deferred[P, R]):
-    """A Prefect task declared without importing Prefect (see the module's docstring)."""
+    """A task: a Prefect task run inside a Prefect run, else its function in-process
+    (see the module's docstring)."""
 
     def __init__(self, fn: Callable[P, R], options: dict[str, Any]) -> None:
         super().__init__(fn, options)
@@ -102,6 +108,42 @@ class DeferredTask(_Deferred[P, R]):
         from prefect.cache_policies import NO_CACHE
 
         return prefect_task(cache_policy=NO_CACHE, **self._options)(self.fn)
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        if in_prefect_run():
+            result: R = self.prefect(*args, **kwargs)
+            return result
+        log = logging.LoggerAdapter(logging.getLogger(TASK_LOGGER), {"task_name": self.name})
+        token = _current_task.set(self.name)
+        try:
+            for attempt in range(self.retries + 1):
+                try:
+                    result = self.fn(*args, **kwargs)
+                except Exception as error:
+                    if attempt >= self.retries or not transient(error):   # a deterministic error fails again
+                        log.error("Finished in state Failed(%s: %s)", type(error).__name__,
+                                  (str(error).splitlines() or [""])[0])
+                        raise
+                    pause = self._delay(attempt)
+                    log.warning("Task run failed (%s); retry %d of %d in %.0f s", type(error).__name__,
+                                attempt + 1, self.retries, pause)
+                    time.sleep(pause)
+                else:
+                    log.info("Finished in state Completed()")
+                    return result
+            raise AssertionError("unreachable")   # pragma: no cover
+        finally:
+            _current_task.reset(token)
+
+    def _delay(self, attempt: int) -> float:
+        """Seconds before retry ``attempt + 1``, as Prefect reads ``retry_delay_seconds``."""
+        delays = self.retry_delay_seconds
+        if delays is None:
+            return 0.0
+        if isinstance(delays, (int, float)):
+            return float(delays)
+        listed = list(delays)
+        return float(listed[min(attempt, len(listed) - 1)]) if listed else 0.0
 
 
 class DeferredFlow(_Deferred[P, R]):
@@ -214,7 +256,7 @@ def get_run_logger() -> logging.Logger | logging.LoggerAdapter[Any]:
         from prefect import get_run_logger as prefect_logger
 
         return prefect_logger()
-    name = current_task.get()
+    name = _current_task.get()
     if name is None:
         return logging.getLogger(FLOW_LOGGER)
     return logging.LoggerAdapter(logging.getLogger(TASK_LOGGER), {"task_name": name})

@@ -1,5 +1,5 @@
-"""The orchestration's own tasks, through ``.fn()`` (issue 13), and running a task without
-Prefect (``flows.orchestration.call``, issue 11): no Prefect server is started here."""
+"""The orchestration's own tasks, through ``.fn()``, and a task called outside a Prefect run,
+which runs in-process (``tasks.runtime``): no Prefect server is started here."""
 
 from __future__ import annotations
 
@@ -10,21 +10,20 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from prefect import task
 
 import warehouse
-from flows.orchestration import call, use_prefect_engine
+from flows.orchestration import use_prefect_engine
 from tasks.backfill import differing_changes, stored_changes
 from tasks.gx import prepare_gx_project
 from tasks.ingest import read_inbox
-from tasks.runtime import FLOW_LOGGER, TASK_LOGGER, create_markdown_artifact, get_run_logger
+from tasks.runtime import FLOW_LOGGER, TASK_LOGGER, create_markdown_artifact, get_run_logger, task
 from tasks.summary import summarise_night
 from tasks.whatif import WhatIfError, check_whatif, read_added_files, read_state
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "inbox"
 
 
-def test_call_runs_a_task_in_process_with_its_retries_and_logs(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_task_runs_in_process_with_its_retries_and_logs(caplog: pytest.LogCaptureFixture) -> None:
     attempts: list[int] = []
 
     @task(name="flaky", retries=2, retry_delay_seconds=0)
@@ -36,7 +35,7 @@ def test_call_runs_a_task_in_process_with_its_retries_and_logs(caplog: pytest.Lo
         return x * 2
 
     with caplog.at_level(logging.INFO, logger=TASK_LOGGER):
-        assert call(flaky, 21) == 42
+        assert flaky(21) == 42
     assert attempts == [21, 21, 21]
     records = [r for r in caplog.records if r.name == TASK_LOGGER]
     assert {getattr(r, "task_name", None) for r in records} == {"flaky"}   # the CLI's progress follows these
@@ -44,13 +43,13 @@ def test_call_runs_a_task_in_process_with_its_retries_and_logs(caplog: pytest.Lo
     assert sum("retry" in r.getMessage() for r in records) == 2
 
 
-def test_call_gives_up_after_the_retries() -> None:
+def test_an_in_process_task_gives_up_after_the_retries() -> None:
     @task(name="broken", retries=1, retry_delay_seconds=[0])
     def broken() -> None:
         raise RuntimeError("a bug")
 
     with pytest.raises(RuntimeError, match="a bug"):
-        call(broken)
+        broken()
 
 
 def test_outside_any_run_the_logger_is_plain_and_artifacts_are_not_kept() -> None:
@@ -110,17 +109,16 @@ def test_a_deterministic_error_is_not_retried() -> None:
     from types import SimpleNamespace
 
     from tasks.runtime import _retry_if_transient
-    from tasks.runtime import task as ratings_task
 
     attempts: list[int] = []
 
-    @ratings_task(name="reads_a_file", retries=2, retry_delay_seconds=[5, 30])
+    @task(name="reads_a_file", retries=2, retry_delay_seconds=[5, 30])
     def reads_a_file() -> None:
         attempts.append(1)
         raise FileNotFoundError("no such file: inbox/x.csv")
 
     with pytest.raises(FileNotFoundError, match="no such file"):
-        call(reads_a_file)
+        reads_a_file()
     assert attempts == [1]
     # Prefect's own retries ask the same question of the failed state.
     assert _retry_if_transient(None, None, SimpleNamespace(data=FileNotFoundError("x"))) is False
