@@ -114,11 +114,14 @@ def request_reprocess(file: str, inbox: str, note: str | None, warehouse_url: st
         ``file`` is not in ``inbox``.
     """
     import formats
+    from tasks.ingest import file_sha256
     from warehouse.reprocess import request_reprocessing
 
     unit = _inbox_unit(Path(file), Path(inbox))
     first = unit[0] if isinstance(unit, list) else unit
-    sha = formats.read(unit).source_sha256
+    # The ledger's checksum of a single file is its bytes' (read in chunks, not parsed); a Swiss
+    # Perfect set's, or a file too large to hash, is the one its reader records.
+    sha = (file_sha256(unit) if isinstance(unit, Path) else None) or formats.read(unit).source_sha256
     who = warehouse.decisions.officer()
     federation, number, new = request_reprocessing(
         warehouse.get_engine(warehouse_url), first.name, sha, note=note, who=who)

@@ -165,7 +165,7 @@ def copy_to_inbox(paths: Sequence[str | Path], folder: Path, *, error: type[Valu
             raise error(f"{label}{name}: cannot read the file: {failure.strerror or failure}") from None
 
 
-def _file_sha256(path: Path) -> str | None:
+def file_sha256(path: Path) -> str | None:
     """The checksum the readers record for a single file (sha256 of its bytes); ``None`` when
     the file is over the size limit (checked first, so an oversize file is never read) or
     cannot be read: the reader then refuses it with its finding."""
@@ -407,7 +407,7 @@ def read_inbox(
     left_out = len(outcomes)
     reads: dict[str, list[formats.ReadResult]] = {}
     sent: dict[str, float] = {}   # file name -> when it reached the inbox (mtime)
-    digests = {unit: _file_sha256(unit) for unit in units
+    digests = {unit: file_sha256(unit) for unit in units
                if isinstance(unit, Path) and not unit.name.endswith(SEED_SUFFIX)}
     # Two copies of one file (a browser's ``name (1).csv``) are one file, read once: the
     # original is the one not named as a copy, then the older, then the first by name.

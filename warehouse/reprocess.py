@@ -108,18 +108,22 @@ def request_reprocessing(
     return federation, request, True
 
 
+def _version_loaded() -> sa.Exists:
+    """Whether a request's version is in the load ledger (the request is done)."""
+    return sa.select(_L.c.source_sha256).where(_L.c.source_sha256 == _T.c.version_sha256).exists()
+
+
 def open_reprocessing(engine: Engine) -> dict[str, str]:
     """The files to read again tonight: file checksum -> the version it is loaded as."""
-    loaded = sa.select(_L.c.source_sha256).where(_L.c.source_sha256 == _T.c.version_sha256).exists()
-    query = sa.select(_T.c.source_sha256, _T.c.version_sha256).where(~loaded).order_by(_T.c.id)
+    query = sa.select(_T.c.source_sha256, _T.c.version_sha256).where(~_version_loaded()).order_by(_T.c.id)
     with engine.connect() as conn:
         return {row.source_sha256: row.version_sha256 for row in conn.execute(query)}
 
 
 def reprocessing(engine: Engine) -> pl.DataFrame:
     """Every request, oldest first, with ``done`` (its version is loaded)."""
-    done = sa.select(_L.c.source_sha256).where(_L.c.source_sha256 == _T.c.version_sha256).exists()
-    query = sa.select(*[_T.c[name] for name in REPROCESS_SCHEMA if name != "done"], done.label("done")).order_by(_T.c.id)
+    query = sa.select(*[_T.c[name] for name in REPROCESS_SCHEMA if name != "done"],
+                      _version_loaded().label("done")).order_by(_T.c.id)
     with engine.connect() as conn:
         rows = [dict(row._mapping) for row in conn.execute(query)]
     return pl.DataFrame(rows, schema=REPROCESS_SCHEMA, orient="row") if rows else pl.DataFrame(schema=REPROCESS_SCHEMA)
