@@ -18,35 +18,21 @@ The public API works on polars frames in the canonical schemas of
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from engine import barruf, egf_gor, fide_elo, rulesets
-from engine._editions import (
-    LINE_FIGURES,
-    PUBLICATIONS,
-    RESTARTABLE_SYSTEMS,
-    advance_state,
-    competition_points,
-    list_changes,
-    list_epoch,
-    monthly_points,
-    point_date,
-    publication_of,
-    restartable,
-    state_from_seed,
-    states_at,
-)
+from engine import rulesets
 from engine._frames import (
     EXPLANATIONS_SCHEMA,
     RATING_CHANGES_SCHEMA,
     RATING_LIST_SCHEMA,
     RATINGS_SCHEMA,
 )
-from engine._history import Lazy, own_declared_ratings
+from engine._lazy import Lazy
 from engine.errors import (
     EngineError,
     InvalidConfigError,
@@ -56,6 +42,29 @@ from engine.errors import (
 )
 from engine.rounding import round_half_away
 from engine.rulesets import REGISTRY, RuleSet, rule_set_for, system_for
+
+if TYPE_CHECKING:   # what __getattr__ below imports on first use, as the type checker sees it
+    from types import ModuleType
+
+    from engine import barruf, egf_gor, fide_elo
+    from engine._editions import (
+        LINE_FIGURES,
+        PUBLICATIONS,
+        RESTARTABLE_SYSTEMS,
+        advance_state,
+        competition_points,
+        list_changes,
+        list_epoch,
+        monthly_points,
+        point_date,
+        publication_of,
+        restartable,
+        state_from_seed,
+        states_at,
+    )
+    from engine._history import own_declared_ratings
+
+    SYSTEM_MODULES: dict[str, ModuleType]
 
 __all__ = [
     "EXPLANATIONS_SCHEMA",
@@ -97,8 +106,31 @@ __all__ = [
 ]
 
 
-#: The module implementing each system (one module per rating system).
-SYSTEM_MODULES = {"barruf": barruf, "fide-elo": fide_elo, "egf-gor": egf_gor}
+#: The module implementing each system, by system name (``engine.SYSTEM_MODULES``).
+_SYSTEMS = {"barruf": "engine.barruf", "fide-elo": "engine.fide_elo", "egf-gor": "engine.egf_gor"}
+#: Names whose modules compile numba kernels: imported on first use, so that a command that
+#: only reads a list (``warehouse``, ``website``) never pays for the compiler.
+_LAZY = {
+    "barruf": "engine.barruf", "egf_gor": "engine.egf_gor", "fide_elo": "engine.fide_elo",
+    "own_declared_ratings": "engine._history",
+    **dict.fromkeys(
+        ("LINE_FIGURES", "PUBLICATIONS", "RESTARTABLE_SYSTEMS", "advance_state", "competition_points",
+         "list_changes", "list_epoch", "monthly_points", "point_date", "publication_of", "restartable",
+         "state_from_seed", "states_at"), "engine._editions"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562: the kernels' modules and what depends on them, imported when first asked for."""
+    if name == "SYSTEM_MODULES":
+        value: Any = {system: importlib.import_module(module) for system, module in _SYSTEMS.items()}
+    elif name in _LAZY:
+        module = importlib.import_module(_LAZY[name])
+        value = module if module.__name__.rsplit(".", 1)[-1] == name else getattr(module, name)
+    else:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 class RatingRun:
@@ -191,7 +223,7 @@ def rate_history(
     InvalidHistoryError
         A frame lacks a required column or holds an impossible game.
     """
-    module = SYSTEM_MODULES[system_for(federation, config)]
+    module: Any = importlib.import_module(_SYSTEMS[system_for(federation, config)])
     changes, explanations, ratings = module.rate_lazily(
         competitions, games, start, federation=federation, config=config, players=players
     )
@@ -214,6 +246,6 @@ def rating_list(
     >>> rating_list("ajusc", r, as_of=date(2026, 1, 1)).select("player_id", "category", "rank").rows()
     [('1', 'Mestre', 1), ('2', 'Mestre', 1)]
     """
-    module = SYSTEM_MODULES[system_for(federation, config)]
+    module: Any = importlib.import_module(_SYSTEMS[system_for(federation, config)])
     out: pl.DataFrame = module.rating_list(ratings, as_of=as_of, federation=federation, config=config)
     return out

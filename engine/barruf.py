@@ -35,7 +35,6 @@ from engine._frames import (
 )
 from engine._history import (
     History,
-    Lazy,
     explain_and_summarise,
     pick,
     player_column,
@@ -43,6 +42,7 @@ from engine._history import (
     seed_column,
     summarise_sides,
 )
+from engine._lazy import Lazy
 from engine.errors import InvalidConfigError
 from engine.rounding import HALF_TOLERANCE
 

@@ -47,7 +47,6 @@ from engine._frames import (
 )
 from engine._history import (
     History,
-    Lazy,
     explain_and_summarise,
     pick,
     player_column,
@@ -55,6 +54,7 @@ from engine._history import (
     seed_column,
     summarise_sides,
 )
+from engine._lazy import Lazy
 from engine.errors import InvalidConfigError, InvalidHistoryError
 
 #: Ratings of the classic con/a table (``../shared/rules/egf_old_con_a_table.csv``).

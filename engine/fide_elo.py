@@ -38,7 +38,6 @@ from engine._frames import (
 )
 from engine._history import (
     History,
-    Lazy,
     explain_and_summarise,
     pick,
     player_column,
@@ -46,6 +45,7 @@ from engine._history import (
     seed_column,
     summarise_sides,
 )
+from engine._lazy import Lazy
 from engine.fide_kernel import rate_kernel as _rate_kernel
 from engine.fide_periods import day_number as _day
 from engine.fide_periods import months_before as _months_before

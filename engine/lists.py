@@ -22,7 +22,6 @@ from typing import Any
 
 import polars as pl
 
-from engine import fide_elo
 from engine.rulesets import REGISTRY, system_for
 
 __all__ = [
@@ -196,6 +195,8 @@ def adjusted(ratings: pl.DataFrame, standard: pl.DataFrame, below: float) -> pl.
     rules' K (a seeded K would win over them).
     """
     floor = standard.with_columns((pl.col("rating") - (below - 100.0)).alias("rating"))
+    from engine import fide_elo  # the kernels' module, imported only where a list is adjusted
+
     out = fide_elo.adjust_to_standard_2022(ratings, floor)
     if "rated_max" in out.columns:
         out = out.with_columns(pl.max_horizontal("rated_max", "rating").alias("rated_max"))
