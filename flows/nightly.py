@@ -51,6 +51,7 @@ class NightlyRun:
     report_paths: list[str] = field(default_factory=list)
     summary_markdown: str = ""
     file_outcomes: dict[str, str] = field(default_factory=dict)   # file -> its one outcome, with the reason
+    file_findings: dict[str, str] = field(default_factory=dict)   # refused file -> its deciding finding, line and field
     #: federation -> what failed unexpectedly (one line, with the log file of the details);
     #: the other federations ran to the end (``ratings run`` exits 2).
     internal_errors: dict[str, str] = field(default_factory=dict)
@@ -168,7 +169,7 @@ def nightly(
         finished.append(batch)
         if run is not None:
             changes[fed] = run.changes
-    summary.file_outcomes, summary.summary_markdown = summarise_night(
+    summary.file_outcomes, summary.file_findings, summary.summary_markdown = summarise_night(
         finished, changes, summary.competitions, as_of=as_of,
         skipped=summary.files_skipped, ignored=summary.files_ignored,
         failed={**ingested.file_outcomes, **failed_files},

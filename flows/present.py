@@ -56,10 +56,11 @@ def print_summary(summary) -> None:  # type: ignore[no-untyped-def]
         outcomes = {name: text for name, text in outcomes.items()
                     if not text.startswith(("accepted", "loaded", "already loaded", "ignored"))}
     if outcomes:
-        files = Table("file", "outcome")
+        where = getattr(summary, "file_findings", {})
+        files = Table("file", "outcome", *(["first finding"] if where else []))
         files.columns[1].overflow = "fold"   # a log file's path is broken over lines, never cut with "..."
         for name, text in sorted(outcomes.items()):
-            files.add_row(shown(name), shown(text))
+            files.add_row(shown(name), shown(text), *([shown(where.get(name, ""))] if where else []))
         out.print(files)
     for fed, pub in sorted(summary.published.items()):
         if fed == "unknown":   # the files of no federation: reported above, no list of theirs

@@ -25,8 +25,9 @@ def summarise_night(
     ignored: Sequence[str] = (),
     failed: Mapping[str, str] | None = None,
     files: Sequence[pl.DataFrame] = (),
-) -> tuple[dict[str, str], str]:
-    """One outcome per file, and the night's Markdown summary (also a Prefect artifact).
+) -> tuple[dict[str, str], dict[str, str], str]:
+    """One outcome per file, where each refused file is wrong (its deciding finding's rule, line
+    and field), and the night's Markdown summary (also a Prefect artifact).
 
     Parameters
     ----------
@@ -51,11 +52,12 @@ def summarise_night(
     competitions = concat([b.competitions for b in batches], COMPETITIONS_SCHEMA)
     by_federation = {b.federation: b.competitions.get_column("competition_id").to_list() for b in batches}
     finished_files = every_file.filter(~pl.col("source").is_in(list(failed)))
+    findings = concat([b.findings for b in batches], FINDINGS_SCHEMA)
     outcomes = validations.file_outcomes(
-        files=finished_files, competitions=competitions, statuses=statuses,
-        findings=concat([b.findings for b in batches], FINDINGS_SCHEMA),
+        files=finished_files, competitions=competitions, statuses=statuses, findings=findings,
         skipped=list(skipped), ignored=list(ignored),
     )
+    deciding = validations.deciding_findings(outcomes, findings)
     outcomes.update(failed)
     night = validations.NightlySummary.from_frames(
         files=every_file, competitions=competitions,
@@ -65,4 +67,4 @@ def summarise_night(
     )
     markdown = validations.render_summary(replace(night, outcomes=outcomes))
     create_markdown_artifact(key="nightly-summary", markdown=markdown, description=f"Nightly run as of {as_of}")
-    return outcomes, markdown
+    return outcomes, deciding, markdown

@@ -10,6 +10,7 @@ Public API (``docs/CONTRACTS.md``):
 - the rule table: :func:`load_rules`, :func:`rules_for`, :func:`rules_frame`
 """
 
+from validations.deciding import deciding_findings
 from validations.egf import adjusted_time, tournament_class
 from validations.errors import (
     GxProjectError,
@@ -49,6 +50,7 @@ __all__ = [
     "adjusted_time",
     "build_data_docs",
     "build_report",
+    "deciding_findings",
     "decision_lines",
     "ensure_gx_project",
     "file_outcomes",

@@ -93,3 +93,21 @@ def test_a_superseded_file_s_name_still_finds_its_report(sample_inbox: Path, sql
         report = runner.invoke(app, ["report", name, "--warehouse", sqlite_url])
         assert report.exit_code == 0, report.output
         assert "CAT-2026-01" in report.stdout and "CAT-2026-01-corrected.results.csv" in report.stdout, report.stdout
+
+
+def test_the_terminal_outcome_names_the_deciding_finding_s_line_and_field(sqlite_url: str, tmp_path: Path) -> None:
+    """A refused file's row in the night's table says where to look: the rule that decided it,
+    at the file's line and field, as the organiser's report lists it first."""
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "BAD-1.results.csv").write_text(
+        "federation,competition_id,start_date,end_date,round,player_a,player_b,score_a\n"
+        "ajusc,BAD-1,2026-03-01,2026-03-01,1,1001,1004,1\n"
+        "ajusc,BAD-1,2026-03-01,2026-03-01,1,1002,1003,7\n", encoding="utf-8")
+    ran = runner.invoke(app, ["run", "--inbox", str(inbox), "--warehouse", sqlite_url, "--as-of", "2026-03-02",
+                              "--reports", str(tmp_path / "reports"), "--no-site"])
+    assert ran.exit_code == 0, ran.output
+    said = " ".join(ran.stdout.split())
+    assert "first finding" in said
+    assert re.search(r"BAD-1\.results\.csv │ rejected \([^)]*\) │ format\.csv\.bad_score at line 3, field 'score_a'",
+                     said), said
