@@ -133,12 +133,8 @@ def bench_reports(url: str, federation: str, ids: list[str], tmp: Path) -> None:
 
     import validations
     import warehouse
-    from tasks.publish import (
-        artifact_key,
-        report_from_warehouse,
-        reports_from_warehouse,
-        reports_index,
-    )
+    from publication import report_from_warehouse, reports_from_warehouse
+    from tasks.publish import artifact_key, reports_index
 
     db = warehouse.get_engine(url)
     first = report_from_warehouse(db, ids[0], federation)

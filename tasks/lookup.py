@@ -22,7 +22,7 @@ import warehouse
 from engine.rounding import INTEGER_SYSTEMS, round_half_away_array
 from engine.rulesets import system_for
 from formats.list_exports import EXPORT_FORMATS, ListHeader, export_file_name, export_list
-from tasks.publish import report_from_warehouse
+from publication import report_from_warehouse
 from tasks.runtime import task
 from warehouse.lookups import competitions_of_file, file_findings
 

@@ -28,8 +28,10 @@ def test_engine_is_pure() -> None:
 
 
 def test_stages_do_not_import_flows_or_tasks() -> None:
-    for package in ("formats", "validations", "engine", "warehouse"):
-        assert _imported_top_levels(package) & {"flows", "tasks", "rating"} == set(), package
+    for package in ("formats", "validations", "engine", "warehouse", "publication"):
+        # Publication publishes what the rating stage produced (rating.Rated): it sits above rating.
+        forbidden = {"flows", "tasks"} | (set() if package == "publication" else {"rating"})
+        assert _imported_top_levels(package) & forbidden == set(), package
 
 
 def test_rating_policy_is_below_the_orchestration() -> None:
@@ -149,3 +151,16 @@ def test_only_the_desks_task_imports_the_desk() -> None:
         "jinja2", "__future__", "contextvars", "hashlib", "json", "os", "secrets", "shutil", "tempfile",
         "threading", "time", "collections", "dataclasses", "pathlib", "typing", "datetime", "unicodedata",
     }
+
+
+def test_tasks_publish_is_thin() -> None:
+    """Edition planning and the reports' contents are publication/ (no Prefect, no task, no
+    site); tasks/publish.py holds the task, its logging and its artifacts."""
+    assert _imported_top_levels("publication") & {"flows", "tasks", "prefect", "website"} == set()
+    text = (ROOT / "tasks" / "publish.py").read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    functions = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    assert functions == ["artifact_key", "reports_index", "publish_editions", "publish_federation",
+                         "_write_reports"]
+    for planning in ("states_at", "list_changes", "competition_points", "edition_corrections"):
+        assert planning not in text, planning

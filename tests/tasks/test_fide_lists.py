@@ -20,9 +20,9 @@ import warehouse
 from engine import fide_elo
 from flows.config import federation_config
 from formats.schema import PLAYERS_SCHEMA, conform
+from publication import apply_editions
 from rating import Rated, StandardInForce, rate
 from tasks.ingest import FederationBatch
-from tasks.publish import apply_editions
 from tests.warehouse.conftest import batch_from_interchange
 from warehouse.site import site_editions, site_entries, site_lines
 

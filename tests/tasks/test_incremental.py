@@ -36,9 +36,9 @@ from formats.schema import (
     conform,
     empty,
 )
+from publication import apply_editions, effective
 from rating import Stored, history_to_rate, rate
 from tasks.ingest import FederationBatch
-from tasks.publish import _effective, apply_editions
 from tests.conftest import postgres_database
 from warehouse.models import Explanation, Rating, RatingChange
 
@@ -194,7 +194,7 @@ def test_incremental_nights_equal_a_full_rerate(db: Engine, system: str, history
         same = full_editions.filter(pl.col("covers") == row["covers"])
         assert same.height == 1, f"no full edition at {row['covers']}"
         expected = warehouse.edition_entries(db, int(same["list_id"][0])).select("player_id", "rating")
-        result = _effective(warehouse.edition_entries(db, int(row["list_id"])),
+        result = effective(warehouse.edition_entries(db, int(row["list_id"])),
                             fixes_made.filter(pl.col("edition") == row["edition"]))
         assert_frame_equal(result.sort("player_id"), expected.sort("player_id"), check_dtypes=False)
     # A night that brings nothing rewrites nothing and publishes nothing.

@@ -16,7 +16,7 @@ import pytest
 
 import validations
 import warehouse
-from tasks.publish import report_from_warehouse, reports_from_warehouse
+from publication import report_from_warehouse, reports_from_warehouse
 
 ROOT = Path(__file__).resolve().parents[2]
 
