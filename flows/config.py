@@ -241,7 +241,12 @@ def federations() -> dict[str, dict[str, Any]]:
             stamp = path.stat().st_mtime
         except OSError as error:
             raise ConfigError(f"{path}: cannot read the config file: {error.strerror or error}") from None
-    return _load(path, stamp)
+    from formats import use_federations
+
+    tables = _load(path, stamp)
+    # The readers accept a file of every configured federation: a new one is a table, no code.
+    use_federations(tables)
+    return tables
 
 
 def delivery_settings() -> DeliverySettings | None:

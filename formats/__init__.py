@@ -11,7 +11,7 @@ Public API (``docs/CONTRACTS.md``)::
 """
 
 from formats import identity
-from formats._common import FormatError
+from formats._common import KNOWN_FEDERATIONS, FormatError, use_federations
 from formats.api import (
     READERS,
     RatingsFileError,
@@ -24,6 +24,7 @@ from formats.api import (
 from formats.result import ReadResult
 
 __all__ = [
+    "KNOWN_FEDERATIONS",
     "READERS",
     "FormatError",
     "RatingsFileError",
@@ -34,4 +35,5 @@ __all__ = [
     "read",
     "read_bytes",
     "read_ratings",
+    "use_federations",
 ]

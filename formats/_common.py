@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -26,10 +28,50 @@ __all__ = [
     "parse_date",
     "parse_iso_date",
     "split_lines",
+    "use_federations",
 ]
 
-#: Federations the pipeline is configured for from day one (``../shared/DESIGN.md``).
-KNOWN_FEDERATIONS: frozenset[str] = frozenset({"ajusc", "fide", "egf"})
+class _Federations(AbstractSet[str]):
+    """The federations this process is configured for: a live, read-only set.
+
+    The readers accept a file's ``federation`` column only for these. The packaged
+    config's three are known from the start (``../shared/DESIGN.md``); loading an
+    installation's config (``flows.config.federations``) calls :func:`use_federations`,
+    so a federation that is only a ``federations.toml`` table is read like the others.
+    """
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self._names = names
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        return f"KNOWN_FEDERATIONS({', '.join(sorted(self._names))})"
+
+
+#: Federations the readers accept (see :class:`_Federations`); set by :func:`use_federations`.
+_KNOWN = _Federations(frozenset({"ajusc", "fide", "egf"}))
+KNOWN_FEDERATIONS: AbstractSet[str] = _KNOWN
+
+
+def use_federations(names: Iterable[str]) -> None:
+    """Make ``names`` the federations the readers accept (the configured ones).
+
+    Examples
+    --------
+    >>> use_federations(["ajusc", "fide", "egf", "nsw"]); "nsw" in KNOWN_FEDERATIONS
+    True
+    >>> use_federations(["ajusc", "fide", "egf"]); sorted(KNOWN_FEDERATIONS)
+    ['ajusc', 'egf', 'fide']
+    """
+    _KNOWN._names = frozenset(name.lower() for name in names)
 
 
 def is_digits(s: str) -> bool:

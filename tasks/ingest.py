@@ -15,6 +15,7 @@ import shutil
 import stat
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -343,7 +344,7 @@ def _federation_in_rows(path: Path) -> str | None:
     return counts.most_common(1)[0][0] if counts else None
 
 
-def _subfolder_federation(unit: Path | list[Path], inbox: Path, known: frozenset[str]) -> str | None:
+def _subfolder_federation(unit: Path | list[Path], inbox: Path, known: AbstractSet[str]) -> str | None:
     """``inbox/<federation>/...``: the federation of the subfolder a file was dropped in."""
     first = Path(unit[0] if isinstance(unit, list) else unit)
     try:
@@ -384,7 +385,7 @@ def _file_findings_on_competitions(result: formats.ReadResult) -> formats.ReadRe
 
 def read_inbox(
     inbox: Path, seen: set[str], federation: str | None = None,
-    known: frozenset[str] = KNOWN_FEDERATIONS, folders: Mapping[tuple[str, str], str] | None = None,
+    known: AbstractSet[str] = KNOWN_FEDERATIONS, folders: Mapping[tuple[str, str], str] | None = None,
     again: Mapping[str, str] | None = None,
 ) -> Ingested:
     """Read every unit of ``inbox`` whose checksum is not in ``seen``; group them by federation.

@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import engine
+import formats
 from flows import config
 from flows.cli import app
 
@@ -158,3 +159,45 @@ def test_an_installation_may_still_pin_its_own_inactivity_window(tmp_path: Path)
     pinned = config.federation_config("ajusc")
     ratings = pl.DataFrame({"player_id": ["1"], "rating": [1200.0], "games": [100], "last_played": ["2024-25"]})
     assert engine.rating_list("ajusc", ratings, as_of=date(2026, 9, 1), config=pinned)["status"][0] == "active"
+
+
+SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "inbox"
+
+
+def _renamed_inbox(folder: Path, federation: str) -> Path:
+    """The bundled sample inbox with every row's federation column set to ``federation``."""
+    folder.mkdir()
+    for path in SAMPLE.iterdir():
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        body = [f"{federation},{line.split(',', 1)[1]}" for line in lines[1:]]
+        (folder / path.name.replace("ajusc", federation)).write_text("".join([lines[0], *body]), encoding="utf-8")
+    return folder
+
+
+def _listed(url: str, federation: str, installation: Path) -> list[tuple[str, str]]:
+    listed = runner.invoke(app, ["list", "--config", str(installation), "--federation", federation,
+                                 "--format", "csv", "--warehouse", url])
+    assert listed.exit_code == 0, listed.output
+    return [(r["player_id"], r["rating"]) for r in csv.DictReader(io.StringIO(listed.stdout))]
+
+
+def test_a_new_federation_is_a_config_table_and_nothing_else(tmp_path: Path) -> None:
+    """A federation the code never heard of ("nsw", a Scrabble club rated with BARRUF under
+    AJUSC's eligibility) is one table of the installation's config: its files are read,
+    checked, rated and listed exactly as the same files under AJUSC."""
+    installation = write(tmp_path, '[nsw]\nname = "North Scrabble Wanderers"\ngame = "Scrabble"\n'
+                                    'system = "barruf"\neligibility = "ajusc"\nnewcomer_rating = 950\n'
+                                    'publication = "per-competition"\n')
+    runs = {}
+    for federation in ("nsw", "ajusc"):
+        inbox = _renamed_inbox(tmp_path / f"inbox-{federation}", federation)
+        url = f"sqlite:///{tmp_path / f'{federation}.db'}"
+        ran = runner.invoke(app, ["run", "--config", str(installation), "--inbox", str(inbox), "--warehouse", url,
+                                  "--as-of", "2026-02-01", "--reports", str(tmp_path / f"reports-{federation}")])
+        assert ran.exit_code == 0, ran.output
+        runs[federation] = _listed(url, federation, installation)
+    assert len(runs["nsw"]) == 12
+    assert runs["nsw"] == runs["ajusc"]
+    # Without the table, the readers know the packaged federations only.
+    config.use_config(None)
+    assert sorted(formats.KNOWN_FEDERATIONS) == ["ajusc", "egf", "fide"]

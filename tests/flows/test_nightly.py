@@ -40,8 +40,8 @@ def test_sample_inbox_rates_eligible_and_rejects_the_short_championship(
     assert summary.published["ajusc"].editions == [1, 2, 3]
     published = warehouse.editions(db, "ajusc")
     assert published.get_column("as_of").to_list() == [date(2025, 10, 4), date(2025, 11, 15), date(2026, 1, 24)]
-    # The README's "list in force on a date" query answers the edition in force on 2026-02-01.
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    # The documented "list in force on a date" query (docs/operations.md) answers the edition in force on 2026-02-01.
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "operations.md").read_text(encoding="utf-8")
     query = re.search(r"-- The list in force on a date.*?\n(SELECT.*?;)", readme, flags=re.DOTALL)
     assert query is not None
     with db.connect() as conn:

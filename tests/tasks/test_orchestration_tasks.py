@@ -72,12 +72,12 @@ def test_summarise_night_gives_one_outcome_per_file_and_keeps_a_failed_federatio
     shutil.copytree(SAMPLE, inbox)
     batch = read_inbox(inbox, set()).batches["ajusc"]
     statuses = {"ajusc": {cid: "accepted" for cid in batch.competitions.get_column("competition_id").to_list()}}
-    outcomes, markdown = summarise_night.fn([batch], {}, statuses, as_of=date(2026, 2, 1))
+    outcomes, _deciding, markdown = summarise_night.fn([batch], {}, statuses, as_of=date(2026, 2, 1))
     assert set(outcomes) == set(batch.files.get_column("source").to_list())
     assert "2026-02-01" in markdown
 
     failed = {name: "not finished: internal error (RuntimeError: x)" for name in outcomes}
-    outcomes, _ = summarise_night.fn([], {}, {}, as_of=date(2026, 2, 1), failed=failed, files=[batch.files])
+    outcomes, _, _ = summarise_night.fn([], {}, {}, as_of=date(2026, 2, 1), failed=failed, files=[batch.files])
     assert outcomes == failed
 
 
