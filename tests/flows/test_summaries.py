@@ -111,3 +111,42 @@ def test_the_terminal_outcome_names_the_deciding_finding_s_line_and_field(sqlite
     assert "first finding" in said
     assert re.search(r"BAD-1\.results\.csv │ rejected \([^)]*\) │ format\.csv\.bad_score at line 3, field 'score_a'",
                      said), said
+
+
+def _named_files(report: str) -> tuple[str, set[str]]:
+    """The report's header ``File`` and the files its findings' rows name."""
+    header = re.search(r"^- File: (.+)$", report, flags=re.MULTILINE)
+    assert header is not None, report
+    rows = {line.split("|")[2].strip() for line in report.splitlines()
+            if line.startswith(("| reject |", "| warning |", "| exclude |"))}
+    return header.group(1).strip(), rows
+
+
+@pytest.mark.parametrize("resend", ["identical", "corrected"])
+def test_the_report_of_a_file_sent_twice_names_one_file(sample_inbox: Path, sqlite_url: str, tmp_path: Path,
+                                                        resend: str) -> None:
+    """A competition's file sent again under another name (the same bytes, or corrected and
+    still refused): the report's header and every row of its findings name the same file,
+    the one whose findings they are."""
+    reports = tmp_path / "reports"
+    ran = runner.invoke(app, ["run", "--inbox", str(sample_inbox), "--warehouse", sqlite_url,
+                              "--as-of", "2026-02-01", "--reports", str(reports), "--no-site"])
+    assert ran.exit_code == 0, ran.output
+    original = (sample_inbox / "CAT-2025-03.results.csv").read_text(encoding="utf-8")
+    if resend == "corrected":   # a score changed, still two rounds: refused again by ajusc.min_rounds
+        first = original.splitlines()[1]
+        original = original.replace(first, first.replace(",1005,1009,0,", ",1005,1009,1,"))
+    night = tmp_path / "night-2"
+    night.mkdir()
+    (night / "CAT-2025-03 (sent again).results.csv").write_text(original, encoding="utf-8")
+    again = runner.invoke(app, ["run", "--inbox", str(night), "--warehouse", sqlite_url, "--as-of", "2026-02-02",
+                                "--reports", str(reports), "--no-site"])
+    assert again.exit_code == 0, again.output
+    expected = "CAT-2025-03 (sent again).results.csv" if resend == "corrected" else "CAT-2025-03.results.csv"
+    written = (reports / "ajusc" / "CAT-2025-03.md").read_text(encoding="utf-8").replace("\\", "")
+    shown = runner.invoke(app, ["report", "CAT-2025-03", "--federation", "ajusc", "--warehouse", sqlite_url])
+    assert shown.exit_code == 0, shown.output
+    for report in (written, shown.stdout.replace("\\", "")):
+        header, rows = _named_files(report)
+        assert header == expected, report
+        assert rows == {expected}, report
