@@ -92,9 +92,10 @@ def leave(code: int | str | None) -> NoReturn:
     The shutdown waits for the threads that are not daemons and runs the ``atexit``
     functions in their order (the warehouse engines' finalisers, which close their pools and
     so check a SQLite WAL back into its file; logging's shutdown, which closes its files;
-    Prefect's flushes; the guard's statement count). Before it, the objects of the run are
-    frozen (:func:`gc.freeze`): the collections of the teardown skip them, for what the run
-    writes goes through ``with`` blocks and those finalisers, never through a collected cycle.
+    Prefect's flushes; the test suite's statement count, ``tests/faults.py``). Before it, the
+    objects of the run are frozen (:func:`gc.freeze`): the collections of the teardown skip
+    them, for what the run writes goes through ``with`` blocks and those finalisers, never
+    through a collected cycle.
     A closed pipe (``ratings ... | head``) ends with status 120, as Python's own exit.
     """
     import gc

@@ -18,13 +18,13 @@ from typing import IO, Any
 __all__ = ["send", "spawn"]
 
 
-def spawn(module: str, *, without: tuple[str, ...] = ()) -> tuple[subprocess.Popen[bytes], IO[bytes]]:
+def spawn(module: str) -> tuple[subprocess.Popen[bytes], IO[bytes]]:
     """Start ``python -c "from MODULE import main; main()" FD``: this checkout's package on its
     path, its stdin a pipe, ``FD`` the write end of another pipe, whose read end is returned for
-    its replies. ``without``: environment variables it does not inherit."""
+    its replies."""
     read, write = os.pipe()
     package = str(Path(__file__).resolve().parents[1])
-    env = {k: v for k, v in os.environ.items() if k not in without}
+    env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package, env.get("PYTHONPATH")) if p)
     try:
         process = subprocess.Popen(

@@ -49,8 +49,6 @@ __all__ = ["OWN_PROCESS_FROM", "apart", "generate_in_child", "main", "own_proces
 #: site is generated in a child process.
 OWN_PROCESS_FROM = 20_000
 THRESHOLD_ENV = "RATINGS_SITE_OWN_PROCESS_FROM"
-#: The parent's test hooks (``warehouse.guard``) the child does not inherit.
-_HOOKS = ("RATINGS_CRASH_AT", "RATINGS_FAULT_AT", "RATINGS_HOOK_AT", "RATINGS_SQL_COUNT_FILE")
 
 
 def own_process_from() -> int:
@@ -91,7 +89,7 @@ class _Child:
     """A started child: the process and the pipe its reply comes on."""
 
     def __init__(self) -> None:
-        self.process, self.replies = spawn("tasks.site_process", without=_HOOKS)
+        self.process, self.replies = spawn("tasks.site_process")
 
     def ask(self, request: _Request) -> Any:
         process = self.process

@@ -164,3 +164,64 @@ def test_tasks_publish_is_thin() -> None:
                          "_write_reports"]
     for planning in ("states_at", "list_changes", "competition_points", "edition_corrections"):
         assert planning not in text, planning
+
+
+#: The packages the project ships (``[tool.setuptools.packages.find]``): everything but the tests,
+#: the benchmarks and the scripts.
+SHIPPED = ("flows", "tasks", "formats", "validations", "engine", "warehouse", "website", "rating", "publication",
+           "delivery", "desk")
+#: The variables of the test suite's fault injector (``tests/faults.py``), which alone reads them.
+FAULT_VARIABLES = ("RATINGS_CRASH_AT", "RATINGS_FAULT_AT", "RATINGS_HOOK", "RATINGS_SQL_COUNT_FILE")
+#: Every shipped module that starts, signals or ends a process, and what it uses, with why.
+PROCESS_CONTROL = {
+    # spawn(): starts the helper children (``python -c "from MODULE import main; main()"``).
+    "formats/child_process.py": {"subprocess"},
+    # Its own site child, started through spawn(): killed when it does not end once asked.
+    "tasks/site_process.py": {"subprocess", ".kill"},
+    # Its own Great Expectations child, started through spawn(): ended when it does not answer.
+    "validations/gx_process.py": {"subprocess", ".terminate"},
+    # The site's pages rendered by a pool of forked workers of this process (no command).
+    "website/build.py": {"multiprocessing"},
+}
+_PROCESS_MODULES = {"subprocess", "signal", "multiprocessing", "pty"}
+_ENDS_A_PROCESS = {"kill", "killpg", "terminate", "send_signal", "abort"}
+
+
+def _process_control(tree: ast.AST) -> set[str]:
+    """What a module uses to start, signal or end a process (``subprocess``, ``.kill``, ``os.system``)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(top for alias in node.names if (top := alias.name.split(".")[0]) in _PROCESS_MODULES)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            top = node.module.split(".")[0]
+            if top in _PROCESS_MODULES:
+                found.add(top)
+            elif top == "os":
+                found.update(f"os.{a.name}" for a in node.names if a.name in _ENDS_A_PROCESS
+                             or a.name.startswith(("exec", "spawn", "posix_spawn", "system", "popen", "fork")))
+        elif isinstance(node, ast.Attribute):
+            if node.attr in _ENDS_A_PROCESS:
+                found.add(f".{node.attr}")
+            elif isinstance(node.value, ast.Name) and node.value.id == "os" and node.attr.startswith(
+                    ("exec", "spawn", "posix_spawn", "system", "popen", "fork")):
+                found.add(f"os.{node.attr}")
+    return found
+
+
+def test_shipped_code_injects_no_fault_and_runs_no_command() -> None:
+    """Fault injection is test machinery (``tests/faults.py``): no shipped module reads its
+    variables, imports the tests, kills a process or runs a command, except the child-process
+    helpers of :data:`PROCESS_CONTROL`, which end only the children they started."""
+    mentions, control = [], {}
+    for package in SHIPPED:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            name = str(path.relative_to(ROOT))
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            mentions += [f"{name}:{node.lineno}" for node in ast.walk(tree) if isinstance(node, ast.Constant)
+                         and isinstance(node.value, str) and any(v in node.value for v in FAULT_VARIABLES)]
+            if used := _process_control(tree):
+                control[name] = used
+        assert "tests" not in _imported_top_levels(package), package
+    assert mentions == []
+    assert control == PROCESS_CONTROL

@@ -24,17 +24,15 @@ once end as if run one after the other; past the wait it stops with
 :class:`WarehouseBusyError` (``ratings`` exit code 3). The lock is re-entrant within a
 process (the CLI and the flow it calls may both take it).
 
-:func:`checkpoint` marks the points where the crash-safety harness kills a run
-(``RATINGS_CRASH_AT=<stage>:<n>``: SIGKILL at the n-th pass of ``stage``) or
-injects an unexpected error (``RATINGS_FAULT_AT=<stage>:<n>``). Unset, it costs a
-dictionary lookup.
+:func:`checkpoint` (:mod:`warehouse.hooks`, re-exported here for the flows, which import
+only this module of the warehouse) marks the points of a run where a crash must lose nothing;
+only the test suite watches them.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import signal
 import sys
 import threading
 import time
@@ -49,6 +47,7 @@ from sqlalchemy.engine import Engine
 
 from warehouse.db import in_memory
 from warehouse.errors import WarehouseError
+from warehouse.hooks import checkpoint
 
 __all__ = ["LockWaitError", "WarehouseBusyError", "checkpoint", "hold", "lock_key", "lock_wait_s"]
 
@@ -263,53 +262,6 @@ def _file_lock(database: Path, name: str, limit: float) -> Iterator[None]:
         os.close(fd)
 
 
-_passes: dict[str, int] = {}
-_passes_lock = threading.Lock()
-
-
-def _target(variable: str) -> tuple[str, int] | None:
-    spec = os.environ.get(variable)
-    if not spec:
-        return None
-    stage, _, nth = spec.partition(":")
-    try:
-        return stage, max(1, int(nth or "1"))
-    except ValueError:
-        return None
-
-
-def checkpoint(stage: str, **_: Any) -> None:
-    """A point where a crash must lose nothing: the harness may kill the process here.
-
-    ``RATINGS_CRASH_AT=<stage>:<n>`` sends SIGKILL to this process at the n-th pass
-    of ``stage``; ``RATINGS_FAULT_AT=<stage>:<n>`` raises ``RuntimeError`` there
-    instead (an unexpected error, for the CLI's exit-code test);
-    ``RATINGS_HOOK_AT=<stage>:<n>`` runs ``RATINGS_HOOK_CMD`` there (the transient-fault
-    test restarts PostgreSQL mid-run). Stages: ``ingest``,
-    ``validate``, ``rate``, ``load``, ``publish`` (and finer names inside them).
-
-    Examples
-    --------
-    >>> checkpoint("load")   # nothing set: nothing happens
-    """
-    crash, fault, hook = _target("RATINGS_CRASH_AT"), _target("RATINGS_FAULT_AT"), _target("RATINGS_HOOK_AT")
-    if crash is None and fault is None and hook is None:
-        return
-    with _passes_lock:
-        _passes[stage] = _passes.get(stage, 0) + 1
-        seen = _passes[stage]
-    if hook == (stage, seen):
-        # The transient-fault test restarts the database server here (RATINGS_HOOK_CMD).
-        import shlex
-        import subprocess
-
-        subprocess.run(shlex.split(os.environ.get("RATINGS_HOOK_CMD", "true")), check=False, timeout=120)
-    if crash == (stage, seen):
-        os.kill(os.getpid(), signal.SIGKILL)
-    if fault == (stage, seen):
-        raise RuntimeError(f"fault injected at checkpoint {stage}:{seen} (RATINGS_FAULT_AT)")
-
-
 def exclusive(run: Any) -> Any:
     """Decorate a flow function so that it runs holding the warehouse's run lock.
 
@@ -342,37 +294,3 @@ def exclusive(run: Any) -> Any:
     wrapper.__annotations__ = hints
     wrapper.__signature__ = signature  # type: ignore[attr-defined]
     return wrapper
-
-
-def _install_sql_checkpoints() -> None:
-    """``RATINGS_CRASH_AT=sql:<n>``: a checkpoint before every SQL statement of every engine.
-
-    Lets the crash harness kill a run at any of its statements (reads of the ledger,
-    the history, every write of a load or a publication), not only between stages.
-    ``RATINGS_SQL_COUNT_FILE``: write the number of statements run to that file at exit
-    (so the harness knows the range of kill points).
-    """
-    spec = os.environ.get("RATINGS_CRASH_AT", "") + os.environ.get("RATINGS_FAULT_AT", "")
-    count_file = os.environ.get("RATINGS_SQL_COUNT_FILE")
-    if "sql:" not in spec and not count_file:
-        return
-    from sqlalchemy import event
-
-    def before(*_: Any) -> None:
-        checkpoint("sql")
-
-    event.listen(Engine, "before_cursor_execute", before)
-    if count_file:
-        import atexit
-
-        def count_statements(*_: Any) -> None:
-            with _passes_lock:
-                _passes["sql"] = _passes.get("sql", 0) + 1
-
-        if "sql:" not in spec:
-            event.remove(Engine, "before_cursor_execute", before)
-            event.listen(Engine, "before_cursor_execute", count_statements)
-        atexit.register(lambda: Path(count_file).write_text(str(_passes.get("sql", 0)), encoding="utf-8"))
-
-
-_install_sql_checkpoints()

@@ -2,7 +2,7 @@
 
 Real runs of the installed ``ratings`` command on an inbox of three federations
 (AJUSC interchange, EGF ``.h9``, FIDE TRF), with an unexpected error injected in one
-federation's stage (``RATINGS_FAULT_AT``, ``warehouse.guard.checkpoint``): once in the
+federation's stage (``RATINGS_FAULT_AT``, ``warehouse.hooks.checkpoint``, ``tests/faults.py``): once in the
 flow between two stages, in-process (no Prefect server), and once inside a task, under
 the Prefect engine. The other federations are rated and published, the failed one's
 files say so, the exit code is 2 with one line and a log file, and the next run finishes

@@ -1,4 +1,8 @@
-"""Run the installed ``ratings`` command in a child process, as a user (or cron) would."""
+"""Run the installed ``ratings`` command in a child process, as a user (or cron) would.
+
+Given one of the fault variables (:data:`tests.faults.VARIABLES`), the child is ``python -P -m
+tests.faults ARGS``: the same command with those faults armed (the installed one reads none).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +11,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.faults import VARIABLES
+
+ROOT = Path(__file__).resolve().parents[2]
 RATINGS = Path(sys.executable).with_name("ratings")
 
 
 def ratings_env(tmp: Path, **extra: str) -> dict[str, str]:
     """An environment for a child ``ratings``: offline, its own Prefect home and log folder."""
     (tmp / "prefect-home").mkdir(parents=True, exist_ok=True)   # Prefect makes only the last folder
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("RATINGS_CRASH", "RATINGS_FAULT"))}
+    env = {k: v for k, v in os.environ.items() if k not in VARIABLES}
     env.pop("PREFECT_API_URL", None)
     env.update({
         "PREFECT_HOME": str(tmp / "prefect-home"),
@@ -30,7 +37,11 @@ def ratings_env(tmp: Path, **extra: str) -> dict[str, str]:
 
 def ratings(tmp: Path, *args: str, timeout: float = 400, **env: str) -> subprocess.CompletedProcess[str]:
     """``ratings ARGS`` in ``tmp``; returns the finished process (stdout, stderr, returncode)."""
-    return subprocess.run(
-        [str(RATINGS), *args], cwd=tmp, env=ratings_env(tmp, **env), capture_output=True, text=True,
-        timeout=timeout, check=False,
-    )
+    child_env = ratings_env(tmp, **env)
+    command = [str(RATINGS), *args]
+    if any(name in env for name in VARIABLES):
+        # This checkout first: the child imports its packages and ``tests`` from here.
+        child_env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), child_env.get("PYTHONPATH")) if p)
+        command = [sys.executable, "-P", "-m", "tests.faults", *args]
+    return subprocess.run(command, cwd=tmp, env=child_env, capture_output=True, text=True, timeout=timeout,
+                          check=False)

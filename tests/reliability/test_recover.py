@@ -1,7 +1,7 @@
 """A run that dies after its load commits is published by the next run (issue 9).
 
 In process and quick: an unexpected error injected at a publication checkpoint
-(``RATINGS_FAULT_AT``) stands for the SIGKILL of ``test_crash_run.py``, which
+(:mod:`tests.faults`) stands for the SIGKILL of ``test_crash_run.py``, which
 exercises the same path through the CLI. The load's ``pending_publications`` row
 survives the failure, and the rerun (whose inbox brings nothing new) finishes the
 editions and the reports: warehouse and reports then equal a clean run's.
@@ -19,8 +19,8 @@ import pytest
 import warehouse
 from flows.backfill import backfill
 from flows.nightly import NightlyRun, nightly
+from tests import faults
 from tests.reliability.dump import canonical_dump
-from warehouse import guard
 from warehouse.load import pending_publications
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +38,7 @@ def _night(inbox: Path, url: str, out: Path) -> NightlyRun:
 
 @pytest.mark.parametrize("point", ["report:1", "report:4", "publish:1"])
 def test_a_night_that_dies_in_publication_is_finished_by_the_next_run(
-    point: str, fresh_url: object, tmp_path: Path, prefect_harness: None, monkeypatch: pytest.MonkeyPatch,
+    point: str, fresh_url: object, tmp_path: Path, prefect_harness: None,
 ) -> None:
     inbox = tmp_path / "inbox"
     shutil.copytree(SAMPLE, inbox)
@@ -46,13 +46,11 @@ def test_a_night_that_dies_in_publication_is_finished_by_the_next_run(
     _night(inbox, clean_url, tmp_path / "clean")
     clean = canonical_dump(clean_url, tmp_path / "clean")
 
-    guard._passes.clear()
-    monkeypatch.setenv("RATINGS_FAULT_AT", point)
-    # One federation's internal error no longer stops the night: it is recorded (exit 2).
-    crashed = _night(inbox, url, tmp_path / "crashed")
+    with faults.armed(fault=point):
+        # One federation's internal error no longer stops the night: it is recorded (exit 2).
+        crashed = _night(inbox, url, tmp_path / "crashed")
     assert "fault injected" in crashed.internal_errors["ajusc"]
     assert crashed.internal_errors["ajusc"].startswith("internal error")
-    monkeypatch.delenv("RATINGS_FAULT_AT")
     db = warehouse.get_engine(url)
     # "publish:1" comes after the publication is done: nothing is left pending.
     assert pending_publications(db) == ({} if point == "publish:1" else {"ajusc": [1]})
@@ -66,7 +64,7 @@ def test_a_night_that_dies_in_publication_is_finished_by_the_next_run(
 
 
 def test_a_backfill_that_dies_before_publishing_is_finished_by_the_next_run(
-    fresh_url: object, tmp_path: Path, prefect_harness: None, monkeypatch: pytest.MonkeyPatch,
+    fresh_url: object, tmp_path: Path, prefect_harness: None,
 ) -> None:
     inbox = tmp_path / "inbox"
     shutil.copytree(SAMPLE, inbox)
@@ -77,12 +75,9 @@ def test_a_backfill_that_dies_before_publishing_is_finished_by_the_next_run(
              reports_dir=str(tmp_path / "clean" / "reports"), site_dir=str(tmp_path / "clean" / "site"))
     clean = canonical_dump(clean_url, tmp_path / "clean")
 
-    guard._passes.clear()
-    monkeypatch.setenv("RATINGS_FAULT_AT", "load:1")
-    with pytest.raises(RuntimeError, match="fault injected"):
+    with faults.armed(fault="load:1"), pytest.raises(RuntimeError, match="fault injected"):
         backfill(federation="ajusc", from_date=date(2025, 1, 1), warehouse_url=url, as_of=AS_OF,
                  reports_dir=str(tmp_path / "crashed" / "reports"), site_dir=str(tmp_path / "crashed" / "site"))
-    monkeypatch.delenv("RATINGS_FAULT_AT")
     db = warehouse.get_engine(url)
     assert pending_publications(db) == {"ajusc": [0]}
     # The next run is a nightly with nothing new: it finishes the backfill's publication.

@@ -119,12 +119,10 @@ def test_the_warehouse_url_comes_from_a_secret_block_and_never_shows(
         (tmp_path / "inbox" / "CAT-2025-01.results.csv").read_text(encoding="utf-8").replace("CAT-2025-01", "LATE-3"),
         encoding="utf-8",
     )
-    from warehouse import guard
+    from tests import faults
 
-    monkeypatch.setattr(guard, "_passes", {})         # count the checkpoints of this run only
-    monkeypatch.setenv("RATINGS_FAULT_AT", "rate:1")   # an unexpected error: its log holds a traceback
-    failed = runner.invoke(app, ["run", "--inbox", "inbox", "--as-of", "2026-02-01", "--no-site"])
-    monkeypatch.delenv("RATINGS_FAULT_AT")
+    with faults.armed(fault="rate:1"):   # an unexpected error: its log holds a traceback
+        failed = runner.invoke(app, ["run", "--inbox", "inbox", "--as-of", "2026-02-01", "--no-site"])
     assert failed.exit_code == 2 and "details in" in failed.output, failed.output
     monkeypatch.setenv("RATINGS_WAREHOUSE_SECRET", "no-such-block")
     missing = runner.invoke(app, ["list", "--federation", "ajusc"])

@@ -86,7 +86,8 @@ def test_a_child_that_dies_says_so(small_season: SmallSeason, tmp_path: Path, mo
 def test_the_child_goes_without_the_parents_crash_hooks(
     small_season: SmallSeason, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With the parent's ``RATINGS_CRASH_AT=sql:1`` the child would kill itself at its first statement."""
+    """``RATINGS_CRASH_AT=sql:1`` in the environment: the child still runs, for only ``tests.faults``
+    reads it and the site's child is not started through it."""
     monkeypatch.setenv("RATINGS_CRASH_AT", "sql:1")
     result = site_process.generate_in_child(small_season.url, tmp_path / "site", None, AS_OF, 1)
     assert result.pages > 0 and (tmp_path / "site" / "ajusc" / "index.html").exists()
