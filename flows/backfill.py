@@ -44,7 +44,7 @@ def backfill(
     before = stored_changes(warehouse_url, federation)
     empty_batch = FederationBatch(federation=federation)
     day = as_of or to_date or date.today()
-    resume_unfinished_publication(warehouse_url, day, reports_dir, federation, configs=federations())   # a killed run's (issue 9)
+    resume_unfinished_publication(warehouse_url, day, reports_dir, federation, configs=federations())   # a killed run's
     why = f"re-rating from {from_date}" + (f" to {to_date}" if to_date else "") + " (replayed from the seed)"
     rated = rate_federation(empty_batch, warehouse_url, config, day, full=True, why=why)
     checkpoint("rate")

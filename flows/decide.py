@@ -1,6 +1,6 @@
 """Decide: the rating officer approves or declines a held competition.
 
-A held competition waits for the officer (``validations/README.md``, issue 14);
+A held competition waits for the officer (``validations/README.md``);
 ``ratings approve`` and ``ratings decline`` run this flow, whose one task records the
 decision (:func:`tasks.decisions.record_decision`). The next ``nightly`` rates an
 approved competition.

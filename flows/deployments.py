@@ -1,7 +1,7 @@
 """The Prefect flows the deployments of ``prefect.yaml`` run (their entrypoints).
 
 The flow modules declare their flows with ``tasks.runtime.flow``, which imports Prefect
-only when a flow is run by it (``ratings run`` in-process needs none of it: issue 11).
+only when a flow is run by it (``ratings run`` in-process needs none of it).
 A deployment needs Prefect's own ``Flow`` object at its entrypoint, so this module
 builds them: ``flows.deployments.nightly`` is the ``nightly`` flow, and so on.
 """

@@ -319,7 +319,7 @@ def parse_iso_date(value: str) -> date | None:
         return None
 
 
-@functools.lru_cache(maxsize=4096)  # a file repeats its dates on every row (issue 11)
+@functools.lru_cache(maxsize=4096)  # a file repeats its dates on every row
 def parse_date(value: str, *, two_digit: str = "ymd") -> date | None:
     """Parse a date in any style the real files use; None when it is not one.
 

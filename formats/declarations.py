@@ -1,4 +1,4 @@
-"""What a native file declares about a competition's eligibility (issue 14).
+"""What a native file declares about a competition's eligibility.
 
 The readers record facts, never verdicts: the language of the lexicon a Scrabble
 file names, whether a chess event was played on a server, the time control as
@@ -114,7 +114,7 @@ def declare(result: ReadResult, **values: object) -> ReadResult:
     comps = result.competitions
     full = {**COMPETITIONS_SCHEMA, **DECLARATIONS_SCHEMA}
     if comps.columns == list(COMPETITIONS_SCHEMA):
-        # Fresh from a reader: the columns are added as series, without a query (issue 11).
+        # Fresh from a reader: the columns are added as series, without a query.
         added = [
             pl.Series(name, value if isinstance(value, list) else [value] * comps.height, dtype=dtype)
             for name, dtype in DECLARATIONS_SCHEMA.items()

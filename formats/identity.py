@@ -41,7 +41,7 @@ NAME_PREFIX = "name:"
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 
 
-@functools.lru_cache(maxsize=65_536)  # the same players come back in file after file (issue 11)
+@functools.lru_cache(maxsize=65_536)  # the same players come back in file after file
 def name_key(name: str) -> str:
     """The normalised key of a person's name.
 
@@ -150,7 +150,7 @@ def aliases_from_names(players: pl.DataFrame, registry: pl.DataFrame) -> pl.Data
     )
     named = registry.filter(pl.col("name").is_not_null())
     # Keys computed in Python beside polars, not in a callback inside an expression:
-    # polars callbacks deadlock when stages run in several threads (issue 9).
+    # polars callbacks deadlock when stages run in several threads.
     keys = pl.Series("key", [NAME_PREFIX + name_key(n) for n in named.get_column("name").to_list()],
                      dtype=pl.Utf8)
     reg = named.select("federation", pl.col("player_id").alias("registered")).with_columns(keys)

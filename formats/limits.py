@@ -1,4 +1,4 @@
-"""Input limits: every value checked at the boundary, every file bounded (issue 9).
+"""Input limits: every value checked at the boundary, every file bounded.
 
 A result file comes from anyone who runs a tournament program. Before a value
 reaches validation, the engine or the warehouse it must be finite and in range,
@@ -106,7 +106,7 @@ def _out_of_range(frame: pl.DataFrame, field: str) -> pl.Expr:
 
 def _may_be_out_of_range(column: pl.Series, field: str) -> bool:
     """Whether ``column`` may hold a value out of ``field``'s range: a test on the column's
-    own minimum and maximum (no query), so a clean small file costs microseconds (issue 11)."""
+    own minimum and maximum (no query), so a clean small file costs little."""
     if column.null_count() == column.len():
         return False
     low, high = FIELD_RANGES[field]

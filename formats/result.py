@@ -44,7 +44,7 @@ def frame(rows: Sequence[Mapping[str, Any]], schema: dict[str, pl.DataType]) -> 
 
     Built strictly: a value that does not fit its column (``99999999999999999999``
     games, a name where a number belongs) raises :class:`FieldValueError` naming the
-    field and line, instead of becoming a silent null (issue 9).
+    field and line, instead of becoming a silent null.
 
     Examples
     --------

@@ -2,7 +2,7 @@
 
 A competition id, a federation id or a file name comes from whoever ran the
 tournament program. Used as a path, ``../../etc/x`` or ``a/b`` would write outside
-the reports folder (issue 9): :func:`safe_filename` makes any text one harmless
+the reports folder: :func:`safe_filename` makes any text one harmless
 path component, and :func:`path_inside` refuses any path that resolves outside its
 folder. :func:`atomic_write_text` writes a file so that a reader (or a rerun after
 SIGKILL) sees the old content or the new one, never half of it.

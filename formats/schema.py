@@ -43,7 +43,7 @@ COMPETITIONS_SCHEMA: dict[str, pl.DataType] = {
     "organiser_email": pl.Utf8(),   # who receives the report (interchange organiser_email); null: the registry's
 }
 
-#: Eligibility facts a native file declares about a competition (issue 14), carried beside
+#: Eligibility facts a native file declares about a competition, carried beside
 #: ``COMPETITIONS_SCHEMA`` from the readers to validation (not stored in the warehouse):
 #: null where the format cannot say.
 DECLARATIONS_SCHEMA: dict[str, pl.DataType] = {
@@ -141,7 +141,7 @@ def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame
         # Selecting literals from a frame without columns would make one row of nulls.
         return empty(schema)
     if frame.columns == list(schema) and frame.dtypes == list(schema.values()):
-        return frame  # already conforming: a select would cost a query per frame (issue 11)
+        return frame  # already conforming: a select would cost a query per frame
     cols = [
         (pl.col(name).cast(dtype, strict=False) if name in frame.columns else pl.lit(None, dtype)).alias(name)
         for name, dtype in schema.items()
@@ -161,7 +161,7 @@ def plain_frame(rows: Sequence[Mapping[str, Any]], schema: dict[str, pl.DataType
     (``str`` for text, ``int`` for integers, ``float``, ``date``, ``bool``, or None); else None.
 
     The fast way to build a small frame (one call into polars, ~3x faster than a series a
-    column: issue 11). A value of another type is left to the caller's strict, column by
+    column). A value of another type is left to the caller's strict, column by
     column construction, which names it; a value too large for its column raises
     ``polars.exceptions.ComputeError``.
 

@@ -1,4 +1,4 @@
-"""Recover: finish the publication a killed run left half done (issue 9).
+"""Recover: finish the publication a killed run left half done.
 
 A run commits its load (history, ratings) in one transaction and then publishes:
 the editions of the list, the organisers' reports. A run killed in between used to

@@ -1,4 +1,4 @@
-"""The site of a large federation generated in a process of its own (issue 11: peak memory).
+"""The site of a large federation generated in a process of its own (for peak memory).
 
 By the time a night reaches its site, its process holds some 550 MB that the ingest, the
 rating, the load and the publication left behind (about 160 MB of it SQLite's page cache,

@@ -1,4 +1,4 @@
-"""Great Expectations in a process of its own (issue 11).
+"""Great Expectations in a process of its own.
 
 Importing Great Expectations takes about 2 s and leaves some 250 MB of objects that live
 as long as the process. In the process of a night, that import came before everything

@@ -46,7 +46,7 @@ _LOCK = threading.RLock()
 # One run at a time per process: Prefect runs tasks in threads, and a GX context
 # (its stores and metric caches) is not meant to be shared by concurrent runs. The
 # pandas conversion runs under the same lock: polars ``to_pandas`` in several threads
-# at once, beside polars work that called back into Python, deadlocked (issue 9).
+# at once, beside polars work that called back into Python, deadlocked.
 _RUN_LOCK = threading.Lock()
 
 

@@ -242,7 +242,7 @@ def _unknown_share(appearances: pl.DataFrame, ratings: pl.DataFrame | None) -> p
         return pl.DataFrame(schema=schema)
     listed = ratings.get_column("player_id").cast(pl.Utf8).drop_nulls().unique().implode()
     # Membership first, then the groups: ``is_in`` inside the aggregation copied the list into
-    # every group (a 1M-game batch: 12,700 competitions x 27,500 ids, 10 GB; issue 11).
+    # every group (a 1M-game batch: 12,700 competitions x 27,500 ids, 10 GB).
     pairs = appearances.select("competition_id", "player_id").unique().with_columns(
         pl.col("player_id").is_in(listed).alias("_listed"))
     return pairs.group_by("competition_id").agg(
@@ -292,7 +292,7 @@ def _aggregate(
         (pl.col("max_round") - pl.col("rounds_declared")).alias("rounds_over_declared"),
         (pl.col("rounds_declared") - pl.col("rounds_played")).alias("rounds_missing"),
         # Every expression below is native polars: a Python callback (map_elements) inside
-        # a collect deadlocked when validate() ran in several threads (issue 9).
+        # a collect deadlocked when validate() ran in several threads.
         pl.when(tournament_class_expr("basic_time_min", "adjusted_time_min", "online").is_not_null())
         .then(tournament_class_expr("basic_time_min", "adjusted_time_min", "online"))
         .when(pl.col("basic_time_min").is_not_null()).then(pl.lit("none"))

@@ -1,6 +1,6 @@
 """officer_decisions: the rating officer's approve / decline of held competitions
 
-Issue 14: a competition the eligibility rules cannot settle is loaded ``held``;
+A competition the eligibility rules cannot settle is loaded ``held``;
 the officer's decision (who, when, why) is kept here for good, and
 ``applied_at`` records when a run rated an approved competition.
 

@@ -1,4 +1,4 @@
-"""pending_publications: loads whose publication has not finished (issue 9)
+"""pending_publications: loads whose publication has not finished
 
 ``load_batch`` writes a row in the load's own transaction and the publish step
 deletes it at its end; a run killed in between leaves the row, and the next run

@@ -1,6 +1,6 @@
 """rating_list_lines: an edition stores its changes, the view rating_list_entries gives it in full
 
-Issue 11: AJUSC and EGF publish an edition after each rated competition, so a
+AJUSC and EGF publish an edition after each rated competition, so a
 migrated archive of 12,000 competitions and 50,000 players held 10^8 full lines,
 0.5 % of which differ in a figure from the edition before. An edition now stores
 the lines that changed (``rating_lists.lines = 'changes'``) or, when its ranks or
