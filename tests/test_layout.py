@@ -60,16 +60,18 @@ def test_tasks_rate_is_one_call() -> None:
 #: Modules the flows may import from the stages: the run guard (the warehouse's run lock and
 #: the crash checkpoints), which the flows take around and between their tasks.
 FLOW_ALLOWED = {"warehouse.guard"}
-#: The flow modules: they orchestrate tasks and import no stage (issue 13).
+#: The flow modules: they orchestrate tasks and import no stage (DESIGN.md, the layout).
 FLOW_MODULES = ("nightly.py", "backfill.py", "whatif.py", "check.py", "orchestration.py", "seed.py", "decide.py", "site.py",
                 "lookup.py", "deployments.py", "delivery.py", "desk.py", "reprocess.py")
-#: Every CLI command (its function's name in flows/cli.py): each runs a flow, never a stage (issue 13).
+#: The CLI's modules (flows/<module>.py): the entry point, the app and the modules of its commands.
+CLI_MODULES = ("cli", "cli_app", "cli_runs", "cli_lists", "cli_admin")
+#: Every CLI command (its function's name in the CLI's modules): each runs a flow, never a stage.
 CLI_COMMANDS = ("run", "seed", "backfill", "whatif", "check", "list_", "report", "approve", "decline", "reprocess", "site",
                 "organiser_add", "organiser_list", "organiser_remove", "deliveries",
                 "account_add", "account_reset", "account_disable", "serve")
 #: The CLI's own modules of helpers (flows/<module>.py) that its commands call.
 CLI_HELPER_MODULES = ("exits", "progress", "present")
-#: The one helper of flows/cli.py that may open the warehouse: commands call it to migrate (or
+#: The one helper of the CLI (flows/cli_app.py) that may open the warehouse: commands call it to migrate (or
 #: refuse, in one line) before their flow starts, as ``run`` always did; it reads nothing.
 CLI_OPENS_WAREHOUSE = {"_engine", "_read_engine"}   # _read_engine: _engine once the file is found
 
@@ -101,17 +103,23 @@ def test_flows_import_tasks_not_stages() -> None:
 
 def test_every_flow_module_is_checked() -> None:
     """A new flow module joins FLOW_MODULES (the CLI and the config are not flows)."""
-    flows = {p.name for p in (ROOT / "flows").glob("*.py")} - {"__init__.py", "cli.py", "config.py", "errors.py"} - {f"{m}.py" for m in CLI_HELPER_MODULES}
+    not_flows = {"__init__", "config", "errors", *CLI_MODULES, *CLI_HELPER_MODULES}
+    flows = {p.name for p in (ROOT / "flows").glob("*.py")} - {f"{m}.py" for m in not_flows}
     assert flows == set(FLOW_MODULES)
 
 
 def test_the_cli_runs_flows_not_stages() -> None:
-    tree = ast.parse((ROOT / "flows" / "cli.py").read_text(encoding="utf-8"))
-    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    functions: dict[str, ast.FunctionDef] = {}
+    for module in CLI_MODULES:
+        tree = ast.parse((ROOT / "flows" / f"{module}.py").read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                assert node.name not in functions, (module, node.name)
+                functions[node.name] = node
     commands = {name for name, node in functions.items()
                 if any("command" in ast.unparse(d) for d in node.decorator_list)}
     # The helpers the commands call from the CLI's own modules (how it ends, shows progress, presents)
-    # are walked as those of cli.py: a stage reached through them is reached by the command.
+    # are walked as the CLI's own: a stage reached through them is reached by the command.
     for module in CLI_HELPER_MODULES:
         helpers = ast.parse((ROOT / "flows" / f"{module}.py").read_text(encoding="utf-8"))
         for node in helpers.body:
@@ -121,7 +129,7 @@ def test_the_cli_runs_flows_not_stages() -> None:
     assert commands == set(CLI_COMMANDS)   # a new command is checked too
     for name in CLI_COMMANDS:
         assert _stage_imports(_imported_modules(functions[name])) == set(), name
-        # The helpers of cli.py it calls, and theirs, present what the flow returned: no stage either.
+        # The helpers of the CLI it calls, and theirs, present what the flow returned: no stage either.
         seen: set[str] = set()
         todo = [name]
         reached = set(_called_names(functions[name]))
