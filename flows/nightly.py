@@ -3,7 +3,7 @@
 Run by the ``nightly`` deployments of ``prefect.yaml`` (one per federation, on a
 cron schedule) or by hand with ``ratings run``.
 
-On a Dask task runner (``ratings run --dask-workers N``, issue 11) the federations'
+On a Dask task runner (``ratings run --dask-workers N``) the federations'
 validations run in parallel on the Dask workers, gathered before the first rating; rate,
 load and publish stay sequential per federation (they write the warehouse under one
 guard), so the outcome is the sequential run's.
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from flows import errors
 from flows.config import delivery_settings, federation_config, federations
@@ -23,7 +23,7 @@ from tasks import site_process
 from tasks.decisions import record_approvals_rated, with_pending_approvals
 from tasks.deliver import Delivered, NightOutcome, deliver_night
 from tasks.gx import build_data_docs, end_great_expectations, prepare_gx_project
-from tasks.ingest import FederationBatch, ingest_inbox
+from tasks.ingest import FederationBatch, Ingested, ingest_inbox
 from tasks.load import load_federation
 from tasks.publish import Published, publish_federation
 from tasks.rate import rate_federation
@@ -109,66 +109,18 @@ def nightly(
     ingested = ingest_inbox(inbox, warehouse_url, federation)
     checkpoint("ingest")
     # Competitions the rating officer approved since the last run are rated tonight,
-    # even when no new file arrived for their federation (issue 14).
+    # even when no new file arrived for their federation.
     approved = with_pending_approvals(ingested, warehouse_url, federation)
     summary.files_seen = ingested.files_seen
     summary.files_skipped = ingested.files_skipped
     summary.files_ignored = ingested.files_ignored
-    finished: list[FederationBatch] = []
-    changes: dict[str, pl.DataFrame] = {}
-    failed_files: dict[str, str] = {}
-    validated = _validate_on_dask(ingested.batches, gx_root, warehouse_url, as_of) if on_dask() else {}
-    last = max(ingested.batches, default=None)
-    for fed, batch in sorted(ingested.batches.items()):
-        stage = "validate"
-        try:
-            config = federation_config(fed) if fed != "unknown" else {}
-            if config:
-                if fed in validated:
-                    outcome = validated[fed]
-                    if isinstance(outcome, Exception):
-                        raise outcome
-                    batch = outcome
-                else:
-                    try:
-                        batch = validate_batch(batch, config, gx_root, warehouse_url, as_of)
-                    finally:
-                        if fed == last and not gx_root:
-                            # Nothing else of the night needs it: its memory goes before the rating's.
-                            end_great_expectations()
-                checkpoint("validate")
-                stage = "rate"
-                rated = rate_federation(batch, warehouse_url, config, as_of)
-                checkpoint("rate")
-                run, progress = rated.run, rated.progress
-            else:
-                run, progress, rated = None, None, None
-            stage = "load"
-            load_federation(batch, run, warehouse_url, config, rated)
-            checkpoint("load")
-            if run is not None and fed in approved:
-                record_approvals_rated(fed, warehouse_url)
-            stage = "publish"
-            if site_dir is not None and fed == last:
-                site_process.start(warehouse_url, federation)   # a large site's process imports meanwhile
-            published = publish_federation(batch, run, warehouse_url, config, as_of, reports_dir, progress,
-                                           rated, also_report=approved.get(fed, []))
-            checkpoint("publish")
-        except Exception as error:   # one federation's bug must not stop the others' night
-            if errors.affects_every_federation(error):
-                raise
-            line = _internal_error(fed, stage, error)
-            logger.error("%s", line)
-            summary.internal_errors[fed] = line
-            failed_files.update({str(source): f"not finished: {line}"
-                                 for source in batch.files.get_column("source").to_list()})
-            continue
-        summary.published[fed] = published
-        summary.competitions[fed] = dict(published.reports)
-        summary.report_paths += published.report_paths
-        finished.append(batch)
-        if run is not None:
-            changes[fed] = run.changes
+    tonight = _Tonight(
+        warehouse_url=warehouse_url, federation=federation, as_of=as_of, reports_dir=reports_dir, gx_root=gx_root,
+        site_dir=site_dir, approved=approved,
+        validated=_validate_on_dask(ingested.batches, gx_root, warehouse_url, as_of) if on_dask() else {},
+        last=max(ingested.batches, default=None),
+    )
+    finished, changes, failed_files = _every_federation(ingested, tonight, summary, logger)
     summary.file_outcomes, summary.file_findings, summary.summary_markdown = summarise_night(
         finished, changes, summary.competitions, as_of=as_of,
         skipped=summary.files_skipped, ignored=summary.files_ignored,
@@ -187,6 +139,101 @@ def nightly(
     if deliver:
         _deliver(summary, [*resumed.values(), *summary.published.values()], warehouse_url, reports_dir, federation)
     return summary
+
+
+@dataclass
+class _Tonight:
+    """What every federation's stages share tonight: the run's settings and what came before."""
+
+    warehouse_url: str | None
+    federation: str | None
+    as_of: date
+    reports_dir: str
+    gx_root: str | None
+    site_dir: str | None
+    approved: dict[str, list[str]]   #: federation -> the competitions approved since the last run
+    validated: dict[str, FederationBatch | Exception]   #: validated on the Dask workers
+    last: str | None   #: the federation whose turn comes last
+
+
+@dataclass
+class _Turn:
+    """Where one federation's turn is: its stage (named by an error's line) and its batch."""
+
+    stage: str
+    batch: FederationBatch
+
+
+def _every_federation(
+    ingested: Ingested, tonight: _Tonight, summary: NightlyRun, logger: Any,
+) -> tuple[list[FederationBatch], dict[str, pl.DataFrame], dict[str, str]]:
+    """Each federation's turn, one after the other: its finished batch and rating changes, and
+    the files of a federation that failed (file -> why it is not finished)."""
+    finished: list[FederationBatch] = []
+    changes: dict[str, pl.DataFrame] = {}
+    failed_files: dict[str, str] = {}
+    for fed, batch in sorted(ingested.batches.items()):
+        turn = _Turn(stage="validate", batch=batch)
+        try:
+            published, run = _federation_turn(fed, turn, tonight)
+        except Exception as error:   # one federation's bug must not stop the others' night
+            if errors.affects_every_federation(error):
+                raise
+            line = _internal_error(fed, turn.stage, error)
+            logger.error("%s", line)
+            summary.internal_errors[fed] = line
+            failed_files.update({str(source): f"not finished: {line}"
+                                 for source in turn.batch.files.get_column("source").to_list()})
+            continue
+        summary.published[fed] = published
+        summary.competitions[fed] = dict(published.reports)
+        summary.report_paths += published.report_paths
+        finished.append(turn.batch)
+        if run is not None:
+            changes[fed] = run.changes
+    return finished, changes, failed_files
+
+
+def _federation_turn(fed: str, turn: _Turn, tonight: _Tonight) -> tuple[Published, Any]:
+    """validate -> rate -> load -> publish for one federation (``unknown``: load and publish
+    only, the files no reader could tie to a federation); its published lists and its run."""
+    config = federation_config(fed) if fed != "unknown" else {}
+    run, progress, rated = None, None, None
+    if config:
+        turn.batch = _validate(fed, turn.batch, config, tonight)
+        checkpoint("validate")
+        turn.stage = "rate"
+        rated = rate_federation(turn.batch, tonight.warehouse_url, config, tonight.as_of)
+        checkpoint("rate")
+        run, progress = rated.run, rated.progress
+    turn.stage = "load"
+    load_federation(turn.batch, run, tonight.warehouse_url, config, rated)
+    checkpoint("load")
+    if run is not None and fed in tonight.approved:
+        record_approvals_rated(fed, tonight.warehouse_url)
+    turn.stage = "publish"
+    if tonight.site_dir is not None and fed == tonight.last:
+        site_process.start(tonight.warehouse_url, tonight.federation)   # a large site's process imports meanwhile
+    published = publish_federation(turn.batch, run, tonight.warehouse_url, config, tonight.as_of, tonight.reports_dir,
+                                   progress, rated, also_report=tonight.approved.get(fed, []))
+    checkpoint("publish")
+    return published, run
+
+
+def _validate(fed: str, batch: FederationBatch, config: dict[str, Any], tonight: _Tonight) -> FederationBatch:
+    """The federation's validated batch: the Dask workers' (their error raised here, in its
+    turn), else ``validate_batch`` now."""
+    if fed in tonight.validated:
+        outcome = tonight.validated[fed]
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+    try:
+        return validate_batch(batch, config, tonight.gx_root, tonight.warehouse_url, tonight.as_of)
+    finally:
+        if fed == tonight.last and not tonight.gx_root:
+            # Nothing else of the night needs it: its memory goes before the rating's.
+            end_great_expectations()
 
 
 def _deliver(summary: NightlyRun, published: list[Published], warehouse_url: str | None, reports_dir: str,
