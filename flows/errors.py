@@ -1,6 +1,6 @@
 """How the ``ratings`` command ends: exit codes, and unexpected errors kept out of the terminal.
 
-The CLI never prints a traceback (issue 9). A user's mistake is one line and exit
+The CLI never prints a traceback: a user's mistake is one line and exit
 code :data:`EXIT_USER`; anything unexpected is one line naming the error and the log
 file that holds the details (the traceback, passwords masked), and exit code
 :data:`EXIT_INTERNAL`.

@@ -19,7 +19,7 @@ def url_in_environment(url: str | None) -> Iterator[None]:
 
     The flows get the warehouse from the environment, never as a parameter: Prefect
     stores a flow run's parameters (its database, the UI), and a URL may hold a
-    password (issue 9).
+    password.
     """
     if url is None:
         yield
