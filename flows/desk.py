@@ -2,16 +2,51 @@
 
 ``ratings serve`` runs :func:`desk` (its deployment is ``desk`` in ``prefect.yaml``);
 ``ratings account add|reset|disable`` runs :func:`account`. Their tasks are in
-:mod:`tasks.desk`; the app itself is the ``desk`` package.
+:mod:`tasks.desk`; the app itself is the ``desk`` package, which imports no flow or task:
+:func:`desk_pipeline` hands it the pipeline's code its pages run.
 """
 
 from __future__ import annotations
 
+import contextvars
+from typing import Any
+
+from flows.check import check
 from flows.config import federation_config
-from tasks.desk import AccountChange, manage_account, serve_desk
+from tasks.check import report_record
+from tasks.desk import AccountChange, DeskPipeline, manage_account, serve_desk
+from tasks.lookup import read_reports, render_reports
 from tasks.runtime import flow
 
-__all__ = ["AccountChange", "account", "desk"]
+__all__ = ["AccountChange", "account", "desk", "desk_pipeline"]
+
+
+def desk_pipeline() -> DeskPipeline:
+    """The pipeline's code the desk's pages run: the pre-check (the ``check`` flow, as
+    ``ratings check``), a competition's report from the warehouse, the federations' config."""
+    return DeskPipeline(precheck=_precheck, report_page=_report_page, federation_config=federation_config)
+
+
+def _precheck(paths: list[str], federation: str, warehouse_url: str | None) -> list[dict[str, Any]]:
+    """The pre-check of ``paths`` (the report the next night would give), outside any Prefect
+    run (the desk's own flow run must not gather every check's tasks)."""
+    reports = contextvars.Context().run(check.fn, paths=paths, federation=federation, warehouse_url=warehouse_url)
+    pages = render_reports.fn(reports, "html")
+    records = []
+    for report, page in zip(reports, pages, strict=True):
+        record = report_record(report)
+        record["name"] = report.name
+        record["html"] = page
+        records.append(record)
+    return records
+
+
+def _report_page(warehouse_url: str | None, competition_id: str, federation: str) -> str | None:
+    """The HTML of the first report of ``competition_id`` in the warehouse, ``None``: none."""
+    reports = read_reports.fn(warehouse_url, competition_id, federation)
+    if not reports:
+        return None
+    return render_reports.fn(reports[:1], "html")[0]
 
 
 @flow(name="desk", description="Serve the desk: organisers upload and check files, the officer decides.")
@@ -30,7 +65,7 @@ def desk(host: str = "127.0.0.1", port: int = 8470, inbox: str = "inbox", wareho
     """
     if not 0 < port < 65536:
         raise ValueError(f"a port is between 1 and 65535, not {port}")
-    serve_desk(host, port, inbox, warehouse_url)
+    serve_desk(host, port, inbox, warehouse_url, desk_pipeline())
 
 
 @flow(name="account", description="Create, reset or disable a desk account.")

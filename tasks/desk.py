@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import warehouse
+from desk.pipeline import Pipeline as DeskPipeline
 from tasks.runtime import get_run_logger, task
 from warehouse.accounts import AccountError, hash_password
 
-__all__ = ["AccountChange", "AccountError", "manage_account", "password_hash", "serve_desk"]
+__all__ = ["AccountChange", "AccountError", "DeskPipeline", "manage_account", "password_hash", "serve_desk"]
 
 
 def password_hash(password: str) -> str:
@@ -75,11 +76,12 @@ def manage_account(
 
 
 @task(name="serve_desk")
-def serve_desk(host: str, port: int, inbox: str, warehouse_url: str | None) -> None:
-    """Serve the desk on ``host:port`` until the process is stopped (SIGINT or SIGTERM)."""
+def serve_desk(host: str, port: int, inbox: str, warehouse_url: str | None, pipeline: DeskPipeline) -> None:
+    """Serve the desk on ``host:port`` until the process is stopped (SIGINT or SIGTERM); its
+    pages run ``pipeline`` (``flows.desk.desk_pipeline``)."""
     from desk.server import serve
 
     db = warehouse.get_engine(warehouse_url)   # migrate (or refuse) before the first request
     get_run_logger().info("the desk serves http://%s:%d/ (inbox %s, warehouse %s)", host, port, inbox,
                           warehouse.redact(db.url.render_as_string(hide_password=True)))
-    serve(host=host, port=port, inbox=inbox, warehouse_url=warehouse_url)
+    serve(host=host, port=port, inbox=inbox, warehouse_url=warehouse_url, pipeline=pipeline)

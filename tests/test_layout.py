@@ -146,8 +146,9 @@ def test_the_cli_runs_flows_not_stages() -> None:
 
 
 def test_only_the_desks_task_imports_the_desk() -> None:
-    """The desk (web app) may use the pipeline; nothing of the pipeline depends on it, except the
-    task that serves it (``tasks/desk.py``, run by the ``desk`` flow of ``ratings serve``)."""
+    """Nothing of the pipeline depends on the desk (web app), except the task that serves it
+    (``tasks/desk.py``, run by the ``desk`` flow of ``ratings serve``); the desk imports no flow
+    or task: the pipeline's code its pages run is handed in (``desk.pipeline.Pipeline``)."""
     importers = set()
     for package in ("flows", "tasks", "formats", "validations", "engine", "rating", "warehouse", "website", "delivery"):
         for path in (ROOT / package).rglob("*.py"):
@@ -155,7 +156,7 @@ def test_only_the_desks_task_imports_the_desk() -> None:
                 importers.add(str(path.relative_to(ROOT)))
     assert importers == {"tasks/desk.py"}
     assert _imported_top_levels("desk") <= {
-        "desk", "flows", "tasks", "warehouse", "formats", "website", "starlette", "uvicorn", "itsdangerous",
+        "desk", "warehouse", "formats", "website", "starlette", "uvicorn", "itsdangerous",
         "jinja2", "__future__", "contextvars", "hashlib", "json", "os", "secrets", "shutil", "tempfile",
         "threading", "time", "collections", "dataclasses", "pathlib", "typing", "datetime", "unicodedata",
     }

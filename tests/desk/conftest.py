@@ -98,9 +98,11 @@ def live_desk(installation: Installation) -> Iterator[str]:
     import uvicorn
 
     from desk.app import create_app
+    from flows.desk import desk_pipeline
 
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(installation.inbox, installation.url), host="127.0.0.1",
+    server = uvicorn.Server(uvicorn.Config(create_app(installation.inbox, installation.url, pipeline=desk_pipeline()),
+                                           host="127.0.0.1",
                                            port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

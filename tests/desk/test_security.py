@@ -12,6 +12,7 @@ from starlette.testclient import TestClient
 
 from desk.app import create_app
 from desk.uploads import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES
+from flows.desk import desk_pipeline
 from tests.desk.conftest import PASSWORDS, SAMPLE, Installation, csrf_of, night, sign_in
 from tests.formats.test_opengotha import DOC
 from warehouse import accounts
@@ -26,7 +27,7 @@ BACKENDS = pytest.mark.parametrize("installation", ["sqlite", pytest.param("post
 
 
 def _client(installation: Installation, **options: Any) -> TestClient:
-    return TestClient(create_app(installation.inbox, installation.url, **options))
+    return TestClient(create_app(installation.inbox, installation.url, pipeline=desk_pipeline(), **options))
 
 
 def _signed(installation: Installation, user: str) -> TestClient:
