@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.delivery.smtp_server import SMTPServer
-from tests.reliability.cli import ratings
+from tests.reliability.cli import TIMEOUT_S, ratings
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -39,7 +39,7 @@ def _inbox(tmp: Path) -> Path:
 def _run(tmp: Path, config: Path, *extra: str, **env: str) -> tuple[int, str, str]:
     done = ratings(tmp, "--config", str(config), "run", "--inbox", str(tmp / "inbox"), "--warehouse",
                    f"sqlite:///{tmp / 'w.db'}", "--as-of", AS_OF, "--reports", str(tmp / "reports"), "--no-site",
-                   *extra, **env)
+                   *extra, timeout=TIMEOUT_S, **env)
     return done.returncode, done.stdout, done.stderr
 
 

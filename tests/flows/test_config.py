@@ -8,6 +8,7 @@ import io
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -149,7 +150,10 @@ def test_inactivity_follows_the_engine_dated_windows_from_2026_27() -> None:
     ajusc = config.federation_config("ajusc")
     assert "inactive_after_seasons" not in ajusc
     ratings = pl.DataFrame({"player_id": ["1"], "rating": [1200.0], "games": [100], "last_played": ["2024-25"]})
-    status = lambda day, cfg: engine.rating_list("ajusc", ratings, as_of=day, config=cfg)["status"][0]
+
+    def status(day: date, cfg: dict[str, Any]) -> object:
+        return engine.rating_list("ajusc", ratings, as_of=day, config=cfg)["status"][0]
+
     assert status(date(2026, 8, 31), ajusc) == "active"      # 2025-26
     assert status(date(2026, 9, 1), ajusc) == "inactive"     # 2026-27: the dated rule
 
