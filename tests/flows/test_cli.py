@@ -60,7 +60,7 @@ def test_user_mistakes_get_one_line_and_exit_code_1(args: tuple[str, ...], messa
 
 
 def test_list_by_edition_date_and_as_html(sqlite_url: str) -> None:
-    """``ratings list --edition N | --as-of D | --format html`` (issue 10)."""
+    """``ratings list --edition N | --as-of D | --format html``."""
     from datetime import date
 
     import polars as pl

@@ -1,6 +1,6 @@
-"""Issue 9, first point: whatever one file holds, the night goes on for the others.
+"""Whatever one file holds, the night goes on for the others.
 
-Regressions named after what stopped the night on the stop-7 main:
+Regressions named after what once stopped the night:
 - a batch holding only refused files (an XML entity bomb, an external entity) failed in
   ``rate_federation`` with ``ColumnNotFoundError: status``;
 - two different files of one competition in one inbox (a correction sent the same day)

@@ -1,4 +1,4 @@
-"""Issue 14: a held competition waits for the rating officer; approved, the next run rates it.
+"""A held competition waits for the rating officer; approved, the next run rates it.
 
 Source: a Catalan championship in a TSH ``.t`` file that names no lexicon (built here:
 TSH ``.t`` files carry no lexicon unless the organiser adds a ``#lexicon`` line).

@@ -1,4 +1,4 @@
-"""``ratings whatif`` and the ``whatif`` flow (issue 10): the change, re-rated in memory,
+"""``ratings whatif`` and the ``whatif`` flow: the change, re-rated in memory,
 equals a warehouse that really had it; the warehouse is left untouched.
 
 The starting list ``data/sample.ratings.csv`` is invented (regression data, not a

@@ -1,4 +1,4 @@
-"""``benchmarks/bench_readers.py`` runs (issue 11): a smoke run at a tiny size, never a timing assertion."""
+"""``benchmarks/bench_readers.py`` runs: a smoke run at a tiny size, never a timing assertion."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A nightly and a backfill started at once on one warehouse (issue 9).
+"""A nightly and a backfill started at once on one warehouse.
 
 The warehouse's run lock (``warehouse/guard.py``) makes one wait for the other, so
 the warehouse ends as if they ran one after the other, in one order or the other,

@@ -1,4 +1,4 @@
-"""A run that dies after its load commits is published by the next run (issue 9).
+"""A run that dies after its load commits is published by the next run.
 
 In process and quick: an unexpected error injected at a publication checkpoint
 (:mod:`tests.faults`) stands for the SIGKILL of ``test_crash_run.py``, which

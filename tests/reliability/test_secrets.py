@@ -1,4 +1,4 @@
-"""Database credentials never appear in logs, artifacts, reports or errors (issue 9).
+"""Database credentials never appear in logs, artifacts, reports or errors.
 
 A whole night runs against PostgreSQL with a password-bearing URL given the three ways
 a user gives it (``RATINGS_WAREHOUSE_URL``, ``--warehouse`` and a Prefect Secret block

@@ -1,4 +1,4 @@
-"""The tasks behind the command line's own flows (issue 13): seed, decisions, lookups, site.
+"""The tasks behind the command line's own flows: seed, decisions, lookups, site.
 
 Each task's function (``.fn``) on a real SQLite warehouse; the held competition comes from
 a nightly run in-process (a TSH ``.t`` file that names no lexicon is held, as in

@@ -240,7 +240,7 @@ def theirs_edition(db: Engine) -> int:
 
 
 def test_fide_rapid_and_blitz_events_move_only_their_own_lists(tmp_path: Path) -> None:
-    """Issue 10: FIDE publishes three lists; a competition goes to the list of its modality."""
+    """FIDE publishes three lists; a competition goes to the list of its modality."""
     config = federation_config("fide")
     assert config["lists"] == ["standard", "rapid", "blitz"]
     seed = pl.DataFrame({"player_id": ["1", "2", "3", "4"], "rating": [2000.0, 1900.0, 1800.0, 1700.0],

@@ -255,7 +255,7 @@ def test_the_published_rapid_lists_carry_the_adjustment_from_october_2022(tmp_pa
     assert december == {**after_r3, "3": in_force["3"] - 100.0, "4": in_force["4"] - 100.0}
     assert after_r3["1"] > in_force["1"] - 100.0
     # The site replays the lines it has already read (site_lines) into the same editions of
-    # each of the three lists as reading them again does (issue 11).
+    # each of the three lists as reading them again does.
     stored = site_lines(db, "fide")
     assert stored.get_column("list_id").n_unique() >= 3
     every = site_editions(db, "fide").get_column("edition").to_list()

@@ -1,4 +1,4 @@
-"""Issue 11: with an alias table in the inbox, only the files it concerns are rewritten;
+"""With an alias table in the inbox, only the files it concerns are rewritten;
 the night's frames are those of rewriting every file (``tasks.ingest.read_inbox``)."""
 
 from __future__ import annotations

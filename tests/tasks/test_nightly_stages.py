@@ -1,4 +1,4 @@
-"""The nightly's stage tasks through ``.fn()`` (issue 13), with no Prefect engine and no
+"""The nightly's stage tasks through ``.fn()``, with no Prefect engine and no
 server: ingest -> validate -> rate -> load -> publish on the bundled sample inbox
 (``examples/make_sample_inbox.py`` says what each file holds)."""
 

@@ -1,4 +1,4 @@
-"""Reports read in bulk (issue 11) are the reports read one by one, byte for byte.
+"""Reports read in bulk are the reports read one by one, byte for byte.
 
 A warehouse is filled through the stages themselves (no Prefect server: task bodies
 through ``.fn``) from the bundled AJUSC inbox, a real FIDE tournament (unrated players'

@@ -1,4 +1,4 @@
-"""What a site generation keeps of the warehouse for the next one (``website.frames``, issue 11):
+"""What a site generation keeps of the warehouse for the next one (``website.frames``):
 the frames it gives are always the warehouse's, and it reads only what changed."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Large-archive mode (issue 11): beyond ``FULL_LINES`` lines of full lists, only the recent
+"""Large-archive mode: beyond ``FULL_LINES`` lines of full lists, only the recent
 editions are full lists; older editions show their changes, cards the player's own lines."""
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def test_own_lines_from_changes_and_full_editions() -> None:
     ]
 
 
-# ------------------------------------------------------------------ night after night (issue 11)
+# ------------------------------------------------------------------ night after night
 def _tree(root: Path) -> dict[str, bytes]:
     """Every file of a site folder but the frames kept for the next generation (their rows are
     checked in ``test_frames.py``; their bytes may follow how polars chunked them)."""
