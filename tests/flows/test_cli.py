@@ -8,14 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from flows.cli import app
 
 runner = CliRunner()
 
 
-def invoke(*args: str):  # type: ignore[no-untyped-def]
+def invoke(*args: str) -> Result:
     return runner.invoke(app, list(args))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 from polars.testing import assert_frame_equal
@@ -53,7 +54,7 @@ def _rate(tmp_path: Path, seed: pl.DataFrame, events: list[tuple[str, str, str, 
     return rate(warehouse.history(db, "fide"), fed, federation_config("fide"), date(2026, 1, 1))
 
 
-def _row(changes: pl.DataFrame, cid: str, player: str) -> dict:  # type: ignore[type-arg]
+def _row(changes: pl.DataFrame, cid: str, player: str) -> dict[str, Any]:
     return changes.filter((pl.col("competition_id") == cid) & (pl.col("player_id") == player)).row(0, named=True)
 
 
