@@ -10,6 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
+from sqlalchemy import Engine
 
 import warehouse
 import warehouse.load
@@ -28,13 +29,13 @@ class _Reads:
         self.changes: list[int] = []
         lines, changes = queries.site_lines, queries.site_changes
 
-        def spy_lines(engine: object, federation: str, *, lists: tuple[int, int] | None = None) -> pl.DataFrame:
+        def spy_lines(engine: Engine, federation: str, *, lists: tuple[int, int] | None = None) -> pl.DataFrame:
             self.lines.append(lists)
-            return lines(engine, federation, lists=lists)  # type: ignore[arg-type]
+            return lines(engine, federation, lists=lists)
 
-        def spy_changes(engine: object, federation: str, *, from_seq: int = 0) -> pl.DataFrame:
+        def spy_changes(engine: Engine, federation: str, *, from_seq: int = 0) -> pl.DataFrame:
             self.changes.append(from_seq)
-            return changes(engine, federation, from_seq=from_seq)  # type: ignore[arg-type]
+            return changes(engine, federation, from_seq=from_seq)
 
         monkeypatch.setattr(queries, "site_lines", spy_lines)
         monkeypatch.setattr(queries, "site_changes", spy_changes)

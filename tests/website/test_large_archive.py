@@ -4,12 +4,14 @@ editions are full lists; older editions show their changes, cards the player's o
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from datetime import date
 from pathlib import Path
 
 import polars as pl
 import pytest
 import sqlalchemy as sa
+from sqlalchemy import Engine
 
 import warehouse
 import website
@@ -211,9 +213,9 @@ def test_a_night_that_rewrites_some_games_reads_and_renders_only_those_cards(
     read: list[object] = []
     original = warehouse.site.site_explanations
 
-    def spy(engine: object, federation: str, players: object = None) -> pl.DataFrame:
+    def spy(engine: Engine, federation: str, players: Collection[str] | None = None) -> pl.DataFrame:
         read.append(players)
-        return original(engine, federation, players)  # type: ignore[arg-type]
+        return original(engine, federation, players)
 
     monkeypatch.setattr(warehouse.site, "site_explanations", spy)
     website.build_site(db, kept, generated=date(2026, 1, 1))
