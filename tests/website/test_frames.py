@@ -45,10 +45,10 @@ class _Reads:
         self.changes.clear()
 
 
-def _assert_true_to(db: object, out: Path) -> None:
+def _assert_true_to(db: Engine, out: Path) -> None:
     """The frames the module gives (and so the ones it keeps) are the warehouse's, row for row."""
-    assert_frame_equal(frames.lines(db, FED, out), queries.site_lines(db, FED))  # type: ignore[arg-type]
-    assert_frame_equal(frames.changes(db, FED, out), queries.site_changes(db, FED))  # type: ignore[arg-type]
+    assert_frame_equal(frames.lines(db, FED, out), queries.site_lines(db, FED))
+    assert_frame_equal(frames.changes(db, FED, out), queries.site_changes(db, FED))
 
 
 def test_each_night_reads_only_the_new_editions_and_the_changes_from_the_first_block_moved(
