@@ -12,6 +12,7 @@ import pytest
 import warehouse
 from delivery import DeliverySettings
 from tasks.deliver import NightOutcome, deliver_night
+from tests.delivery.parts import body_text
 from tests.delivery.smtp_server import SMTPServer
 from validations.report import WrittenReport
 from warehouse.deliveries import add_organiser, deliveries
@@ -81,7 +82,7 @@ def test_a_report_changed_before_it_was_sent_goes_out_as_it_stands(tmp_path: Pat
         server.set_mood("accept")
         _night(tmp_path, url, [report], settings, T0 + dt.timedelta(days=1))
         (message,) = server.received
-    assert "Rejected now." in message.message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    assert "Rejected now." in body_text(message.message)
     statuses = deliveries(warehouse.get_engine(url)).sort("id").get_column("status").to_list()
     assert statuses == ["superseded", "sent"]
 
@@ -99,7 +100,7 @@ def test_the_digest_says_what_was_not_delivered(tmp_path: Path) -> None:
                                editions={"ajusc": [191]}, internal_errors={"fide": "internal error (boom)"})
         done = deliver_night.fn(url, [report, lost], outcome, settings, str(tmp_path / "reports"), now=T0)
         digest = next(m.message for m in server.received if m.recipients == ["officer@example.org"])
-    text = digest.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    text = body_text(digest)
     assert digest["Subject"] == "Ratings night of 2026-12-03: 1 rejected, 1 undelivered, 1 rated, 1 edition(s), " \
                                 "1 internal error(s)"
     assert "EGF E-1: no organiser address" in text and "fide: internal error (boom)" in text

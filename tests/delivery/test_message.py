@@ -19,6 +19,7 @@ from delivery import (
     report_message,
     report_subject,
 )
+from tests.delivery.parts import body_text
 
 SENDER = "Ratings <ratings@example.org>"
 
@@ -90,8 +91,8 @@ def test_digest_lists_what_the_officer_acts_on_with_links_escaped() -> None:
     message = _parsed(digest_message(sender=SENDER, recipient="officer@example.org", digest=digest,
                                      msgid="<d@example.org>", site_url="https://ratings.example.org/"))
     assert message["Subject"] == "Ratings night of 2026-12-03: 1 held, 1 rejected, 1 undelivered, 1 edition(s)"
-    text = message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
-    html = message.get_body(("html",)).get_content()  # type: ignore[union-attr]
+    text = body_text(message)
+    html = body_text(message, "html")
     assert text.index("Held for your decision") < text.index("Rejected") < text.index("Editions published")
     assert "<https://ratings.example.org/fide/competitions/OPEN-1.html>" in text
     assert '<a href="https://ratings.example.org/ajusc/editions/191.html">edition 191</a>' in html

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.delivery.parts import body_text
 from tests.delivery.smtp_server import SMTPServer
-from tests.reliability.cli import ratings
+from tests.reliability.cli import TIMEOUT_S, ratings
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -39,7 +40,7 @@ def _inbox(tmp: Path) -> Path:
 def _run(tmp: Path, config: Path, *extra: str, **env: str) -> tuple[int, str, str]:
     done = ratings(tmp, "--config", str(config), "run", "--inbox", str(tmp / "inbox"), "--warehouse",
                    f"sqlite:///{tmp / 'w.db'}", "--as-of", AS_OF, "--reports", str(tmp / "reports"), "--no-site",
-                   *extra, **env)
+                   *extra, timeout=TIMEOUT_S, **env)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -75,7 +76,7 @@ def test_a_night_sends_each_report_once_and_one_digest(tmp_path: Path) -> None:
         winter = next(m for m in reports if m.recipients == [WINTER]).message
         assert winter["Subject"] == "[AJUSC] Open d'Hivern de Barcelona (CAT-2026-01): accepted and rated"
         assert winter.get_body(("html",)) is not None and list(winter.iter_attachments())
-        digest = digests[0].message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+        digest = body_text(digests[0].message)
         assert "Rated" in digest and "CAT-2026-01" in digest and "Editions published" in digest
         assert f"e-mail: {len(first)} message(s) sent, 0 failed" in out
 
@@ -186,7 +187,7 @@ def test_the_registry_routes_by_inbox_folder_then_pattern_and_the_rest_reach_the
         assert to == {"CAT-2025-01": "girona@example.org", "CAT-2025-02": "Pattern@example.org",
                       "CAT-2025-03": "Pattern@example.org"}
         (digest,) = [m.message for m in server.received if m.recipients == ["officer@example.org"]]
-        text = digest.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+        text = body_text(digest)
         assert "AJUSC CAT-2026-01: no organiser address (ratings organiser add)" in text
         assert "<https://ratings.example.org/ajusc/competitions/CAT-2026-01.html>" in text
         assert "1 report(s) without an address" in out
@@ -269,5 +270,5 @@ def test_a_correcting_edition_resends_the_reports_whose_figures_changed(tmp_path
                if m.recipients != ["officer@example.org"]}
     assert "CAT-2025-04" in new and "CAT-2026-01" in new        # the late one, and the one it re-rated
     assert "CAT-2025-01" not in new and "CAT-2025-02" not in new  # rated before it: unchanged, not sent
-    body = new["CAT-2026-01"].message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    body = body_text(new["CAT-2026-01"].message)
     assert "correct" in body.lower()

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import warehouse
+from tests.conftest import require_browser
 from tests.desk.conftest import HELD_T, PASSWORDS, SAMPLE, Installation, night
 
 CHROMIUM = Path(os.environ.get("RATINGS_CHROMIUM", "/usr/bin/chromium"))
@@ -27,11 +28,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.is_file():
-        reason = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-        if os.environ.get("RATINGS_REQUIRE_BROWSER", "") not in ("", "0", "false", "no"):
-            pytest.fail(f"browser required (RATINGS_REQUIRE_BROWSER=1) but {reason}")
-        pytest.skip(reason)
+    require_browser(CHROMIUM.is_file(), f"no Chromium at {CHROMIUM} (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -44,8 +41,12 @@ def _page(browser: Any, base: str) -> tuple[Any, list[str]]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     # Nothing but the desk itself is requested (recorded, then refused).
     leaving: list[str] = []
-    context.route(lambda url: not url.startswith(base),
-                  lambda route: (leaving.append(route.request.url), route.abort()))
+
+    def refuse(route: Any) -> None:
+        leaving.append(route.request.url)
+        route.abort()
+
+    context.route(lambda url: not url.startswith(base), refuse)
     page = context.new_page()
     errors: list[str] = leaving
     page.on("pageerror", lambda e: errors.append(f"page error: {e}"))

@@ -134,6 +134,7 @@ def test_session_is_rotated_at_sign_in_and_cookies_are_flagged(installation: Ins
     assert "Secure" in sign_in(secure, "anna").headers["set-cookie"]
     # Signing out ends the session on the server, not only in the browser.
     token = client.cookies.get("desk_session")
+    assert token is not None
     client.post("/signout", data={"csrf": csrf_of(client.get("/upload").text)})
     replay = _client(installation)
     replay.cookies.set("desk_session", token, domain="testserver.local")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 import re
 from pathlib import Path
+from types import ModuleType
 
 import polars as pl
 import pytest
@@ -40,11 +41,11 @@ def players() -> pl.DataFrame:
 
 @pytest.mark.parametrize(("federation", "module"), SYSTEMS)
 def test_lazy_run_equals_the_eager_frames(
-    history: History, players: pl.DataFrame, federation: str, module: object
+    history: History, players: pl.DataFrame, federation: str, module: ModuleType
 ) -> None:
     run = engine.rate_history(federation, *history, players=players)
     assert not run.lazy_explanations.ready
-    changes, explanations, ratings = module.rate_history(*history, players=players)  # type: ignore[attr-defined]
+    changes, explanations, ratings = module.rate_history(*history, players=players)
     assert_frame_equal(run.changes, changes)
     assert_frame_equal(run.ratings, ratings)
     assert_frame_equal(run.explanations, explanations)

@@ -1,7 +1,7 @@
 """``engine.list_changes`` finds, in one pass, exactly the lines the lists made one by one change.
 
 AJUSC and EGF publish an edition after every competition; the publish task stores each
-as the lines that changed since the edition before (issue 11). ``list_changes`` finds
+as the lines that changed since the edition before. ``list_changes`` finds
 them from the history's rating changes without building a list per competition; here
 every point's list is built the slow way (``states_at`` + ``rating_list``) and the lines
 that differ from the list before must be exactly the ones it found, over histories that

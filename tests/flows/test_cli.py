@@ -8,14 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from flows.cli import app
 
 runner = CliRunner()
 
 
-def invoke(*args: str):  # type: ignore[no-untyped-def]
+def invoke(*args: str) -> Result:
     return runner.invoke(app, list(args))
 
 
@@ -60,7 +60,7 @@ def test_user_mistakes_get_one_line_and_exit_code_1(args: tuple[str, ...], messa
 
 
 def test_list_by_edition_date_and_as_html(sqlite_url: str) -> None:
-    """``ratings list --edition N | --as-of D | --format html`` (issue 10)."""
+    """``ratings list --edition N | --as-of D | --format html``."""
     from datetime import date
 
     import polars as pl

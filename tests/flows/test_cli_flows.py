@@ -1,4 +1,4 @@
-"""Every ``ratings`` command runs a flow (issue 13): seed, decide, site, rating-list, organiser-report.
+"""Every ``ratings`` command runs a flow: seed, decide, site, rating-list, organiser-report.
 
 The flows run in-process (``RATINGS_ORCHESTRATOR=local``, what the CLI does without a
 Prefect API) and under the Prefect engine (the session's test harness) and end the same;

@@ -1,4 +1,4 @@
-"""The installation's config (``--config FILE`` / ``$RATINGS_CONFIG``, issue 10) and the
+"""The installation's config (``--config FILE`` / ``$RATINGS_CONFIG``) and the
 inactivity windows the packaged config no longer pins."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import io
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -113,7 +114,7 @@ def test_cli_refuses_a_bad_config_at_start_with_one_line(tmp_path: Path, where: 
 
 
 def test_config_egf_gor_1998_rates_the_article_example_through_the_cli(tmp_path: Path) -> None:
-    """Issue 10: the seed's EGF example (1721 loses to 2073, beats 1724 and 1617) rated with
+    """The seed's EGF example (1721 loses to 2073, beats 1724 and 1617) rated with
     the classic GoR chosen by the installation's config gives 1750.57.
 
     Source: "Sistema EGF" (tests/engine/data/egf_article_example.csv); the figure is the
@@ -129,7 +130,7 @@ def test_config_egf_gor_1998_rates_the_article_example_through_the_cli(tmp_path:
     listed = runner.invoke(app, ["list", "--federation", "egf", "--format", "csv", "--warehouse", url])
     assert listed.exit_code == 0, listed.output
     rows = {r["player_id"]: r for r in csv.DictReader(io.StringIO(listed.stdout))}
-    # The list prints GoR whole, as the EGD publishes it (issue 14) ...
+    # The list prints GoR whole, as the EGD publishes it ...
     assert rows["me"]["rating"] == "1751"
     # ... and the organiser's report, through the CLI too, shows the exact figure.
     report = runner.invoke(app, ["report", "EGF-ARTICLE-2010", "--federation", "egf", "--warehouse", url])
@@ -139,7 +140,7 @@ def test_config_egf_gor_1998_rates_the_article_example_through_the_cli(tmp_path:
 
 
 def test_inactivity_follows_the_engine_dated_windows_from_2026_27() -> None:
-    """Issue 10: the packaged config no longer pins ``inactive_after_seasons = 2``.
+    """The packaged config no longer pins ``inactive_after_seasons = 2``.
 
     From 2026-27 (gestioAjusc ``lib/barruf/constants.ts``: current + previous season) a
     player whose last season was 2024-25 is inactive; in 2025-26 (current + two previous)
@@ -149,7 +150,10 @@ def test_inactivity_follows_the_engine_dated_windows_from_2026_27() -> None:
     ajusc = config.federation_config("ajusc")
     assert "inactive_after_seasons" not in ajusc
     ratings = pl.DataFrame({"player_id": ["1"], "rating": [1200.0], "games": [100], "last_played": ["2024-25"]})
-    status = lambda day, cfg: engine.rating_list("ajusc", ratings, as_of=day, config=cfg)["status"][0]
+
+    def status(day: date, cfg: dict[str, Any]) -> object:
+        return engine.rating_list("ajusc", ratings, as_of=day, config=cfg)["status"][0]
+
     assert status(date(2026, 8, 31), ajusc) == "active"      # 2025-26
     assert status(date(2026, 9, 1), ajusc) == "inactive"     # 2026-27: the dated rule
 

@@ -1,4 +1,4 @@
-"""The nightly on a Dask task runner gives the sequential run's outcome (issue 11).
+"""The nightly on a Dask task runner gives the sequential run's outcome.
 
 A real nightly under the Prefect test harness on a local Dask cluster of two worker
 processes (prefect-dask, no dashboard), on an inbox of three federations (AJUSC

@@ -1,9 +1,9 @@
-"""The README's Deployment section, run for real: scripts/deployment-smoke (issue 10).
+"""The README's Deployment section, run for real: scripts/deployment-smoke.
 
 A Prefect server, the process work pool, `prefect deploy --all`, a worker whose
 RATINGS_HOME is a data folder, and the nightly, backfill and whatif deployments run to
-Completed with their effect on the warehouse checked. Before issue 10 every deployed
-run crashed with ``FileNotFoundError: <RATINGS_HOME>/flows/nightly.py``.
+Completed with their effect on the warehouse checked. A file-path entrypoint would make
+every deployed run crash with ``FileNotFoundError: <RATINGS_HOME>/flows/nightly.py``.
 """
 
 from __future__ import annotations

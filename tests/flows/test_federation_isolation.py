@@ -1,4 +1,4 @@
-"""One federation's unexpected error never stops the others' night (issue 9).
+"""One federation's unexpected error never stops the others' night.
 
 Real runs of the installed ``ratings`` command on an inbox of three federations
 (AJUSC interchange, EGF ``.h9``, FIDE TRF), with an unexpected error injected in one

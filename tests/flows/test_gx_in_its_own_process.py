@@ -1,4 +1,4 @@
-"""A night validates with Great Expectations in a process of its own (issue 11, memory): the run's
+"""A night validates with Great Expectations in a process of its own (its memory is given back when it ends): the run's
 process never imports it, the suites still find what is wrong, Data Docs are still built, and the
 Great Expectations process has ended before the rest of the night."""
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import io
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 import pytest
 
+from formats import ReadResult
 from formats.fide_lists import from_fide_txt, from_fide_xml
 from formats.list_exports import read_xlsx
 from tasks.lookup import LIST_FILE_FORMATS
@@ -42,14 +44,14 @@ def test_the_cli_offers_every_writer() -> None:
 
 
 @pytest.mark.parametrize(("fmt", "reader"), [("fide-txt", from_fide_txt), ("fide-xml", from_fide_xml)])
-def test_fide_files_read_back_as_the_published_list(night: Path, fmt: str, reader: object) -> None:
+def test_fide_files_read_back_as_the_published_list(night: Path, fmt: str, reader: Callable[..., ReadResult]) -> None:
     out = night / f"list.{fmt}"
     done = ratings(night, "list", "--federation", "ajusc", "--format", fmt, "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert f"written to {out}" in done.stderr
     # The reader takes the list's date from the month label (TXT) or the file's name (XML).
     name = done.stderr.rsplit("download name: ", 1)[1].rstrip(")\n")
-    back = reader(out.read_bytes(), name, federation="ajusc")  # type: ignore[operator]
+    back = reader(out.read_bytes(), name, federation="ajusc")
     assert back.findings.filter(pl.col("severity") == "reject").height == 0
     published = _csv(night).select("player_id", "name", pl.col("rating").cast(pl.Float64)).sort("player_id")
     read = back.ratings.select("player_id", "name", pl.col("rating").cast(pl.Float64)).sort("player_id")

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from flows.cli import app
 from tasks.ingest import ingest_inbox
@@ -15,11 +15,11 @@ from tasks.ingest import ingest_inbox
 runner = CliRunner()
 
 
-def _ours(result: object) -> str:
+def _ours(result: Result) -> str:
     """The command's own output: stdout and its progress lines (``[  1.2s] stage: ...``), without
     what Prefect's console handler adds when a Prefect server runs the flow."""
-    progress = [line for line in result.stderr.splitlines() if line.startswith("[")]  # type: ignore[attr-defined]
-    return "\n".join([result.stdout, *progress])  # type: ignore[attr-defined]
+    progress = [line for line in result.stderr.splitlines() if line.startswith("[")]
+    return "\n".join([result.stdout, *progress])
 
 #: A Python object's repr, or a history point's internal key, in a log line.
 OBJECTS = re.compile(r"\w+\(\w+=|datetime\.date\(|\d{4}-\d\d-\d\d\|")

@@ -1,6 +1,6 @@
-"""Issue 9, first point: whatever one file holds, the night goes on for the others.
+"""Whatever one file holds, the night goes on for the others.
 
-Regressions named after what stopped the night on the stop-7 main:
+Regressions named after what once stopped the night:
 - a batch holding only refused files (an XML entity bomb, an external entity) failed in
   ``rate_federation`` with ``ColumnNotFoundError: status``;
 - two different files of one competition in one inbox (a correction sent the same day)
@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 
 import warehouse
-from flows.nightly import nightly
+from flows.nightly import NightlyRun, nightly
 
 BOMB = b"""<?xml version="1.0"?>
 <!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
@@ -30,8 +30,8 @@ EXTERNAL = b"""<?xml version="1.0"?>
 """
 
 
-def _statuses(run: object, federation: str) -> dict[str, str]:
-    return dict(run.competitions.get(federation, {}))  # type: ignore[attr-defined]
+def _statuses(run: NightlyRun, federation: str) -> dict[str, str]:
+    return dict(run.competitions.get(federation, {}))
 
 
 def test_refused_files_alone_do_not_stop_the_night(warehouse_url: str, tmp_path: Path) -> None:

@@ -53,7 +53,7 @@ def test_seed_and_run_reproduce_editions_191_to_200(shared_data: Path, season_ru
     for column in ("rating_before", "k", "rating_after", "games"):
         mismatches = joined.filter(pl.col(column) != pl.col(f"{column}_ours"))
         assert mismatches.height == 0, f"{column} differs:\n{mismatches.select('competition_id', 'player_id', column, f'{column}_ours')}"
-    assert (joined.get_column("expected") - joined.get_column("expected_ours")).abs().max() < 5e-6
+    assert ((joined.get_column("expected") - joined.get_column("expected_ours")).abs() < 5e-6).all()
     # Editions 191-200 are every rated player of those championships, nobody more.
     ten = ours.filter(pl.col("competition_id").is_in(official.get_column("competition_id").unique().to_list()))
     assert ten.height == official.height
@@ -61,14 +61,14 @@ def test_seed_and_run_reproduce_editions_191_to_200(shared_data: Path, season_ru
     listed = runner.invoke(app, ["list", "--federation", "ajusc", "--format", "csv", "--warehouse", url])
     assert listed.exit_code == 0, listed.output
     header = listed.output.splitlines()[0]
-    # DESIGN.md's columns, then (issue 14) the edition and its date; BARRUF ratings are integers.
+    # DESIGN.md's columns, then the edition and its date (which list a row is from); BARRUF ratings are integers.
     assert header == "federation,player_id,name,rating,games,status,category,rank,edition,as_of"
     assert ".0," not in listed.output.splitlines()[1]
 
 
 @pytest.mark.slow
 def test_editions_191_to_210_as_the_federation_published_them(shared_data: Path, season_run: tuple[Path, str]) -> None:
-    """Issue 10: one edition per championship, numbered on from the seed's 190, dated at its end;
+    """One edition per championship, numbered on from the seed's 190, dated at its end;
     ``--as-of`` each championship's date gives that edition, whose figures are the federation's."""
     from typer.testing import CliRunner
 

@@ -1,4 +1,4 @@
-"""``ratings run`` without a Prefect API runs the flows in-process (issue 11: no temporary
+"""``ratings run`` without a Prefect API runs the flows in-process (no temporary
 server per call), and ends exactly as under the Prefect engine."""
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ def test_ratings_run_starts_no_prefect_server(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_an_in_process_run_does_not_import_prefect(tmp_path: Path) -> None:
-    """Issue 11, fixed cost under 3 s: importing Prefect alone costs 1-2 s, and an in-process
-    run needs none of it (tasks and flows are declared with ``tasks.runtime``'s deferred
+    """Importing Prefect is most of a short run's fixed cost, and an in-process run needs
+    none of it (tasks and flows are declared with ``tasks.runtime``'s deferred
     decorators; the API check reads the profiles file)."""
     import subprocess
     import sys

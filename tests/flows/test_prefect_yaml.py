@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no inline types; types-PyYAML is not a dependency
+
+if TYPE_CHECKING:
+    from prefect import Flow
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -23,12 +26,12 @@ def _deployments() -> list[dict[str, Any]]:
 def test_entrypoint_loads_and_parameters_validate(
     deployment: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Issue 10: loaded from the data folder the pull step moves into, not from the clone
-    (a file-path entrypoint crashed there with FileNotFoundError)."""
+    """Loaded from the data folder the pull step moves into, not from the clone: a file-path
+    entrypoint would crash there with FileNotFoundError."""
     from prefect.flows import load_flow_from_entrypoint
 
     monkeypatch.chdir(tmp_path)
-    flow = load_flow_from_entrypoint(deployment["entrypoint"])
+    flow: Flow[..., Any] = load_flow_from_entrypoint(deployment["entrypoint"])
     parameters = {**deployment.get("parameters", {}), **SUPPLIED.get(deployment["name"], {})}
     validated = flow.validate_parameters(parameters)
     assert set(parameters) <= set(validated)
@@ -49,7 +52,7 @@ def test_invalid_parameters_are_refused() -> None:
     from prefect.exceptions import ParameterTypeError
     from prefect.flows import load_flow_from_entrypoint
 
-    flow = load_flow_from_entrypoint("flows.deployments.backfill")
+    flow: Flow[..., Any] = load_flow_from_entrypoint("flows.deployments.backfill")
     with pytest.raises(ParameterTypeError):
         flow.validate_parameters({"federation": "ajusc", "from_date": "not a date"})
 

@@ -1,4 +1,4 @@
-"""Progress of ``ratings run`` / ``backfill`` (issue 10): a bar per stage on a terminal,
+"""Progress of ``ratings run`` / ``backfill``: a bar per stage on a terminal,
 plain log lines otherwise, and a summary rather than a thousand-row table."""
 
 from __future__ import annotations

@@ -138,7 +138,7 @@ def test_every_real_native_file_goes_through_and_is_accounted_for(
 
 
 def _expected_outcomes(shared_data: Path) -> dict[str, str]:
-    """Issue 14: the one outcome of every file of ``../shared/data``, with its reason."""
+    """The one outcome of every file of ``../shared/data``, with its reason."""
     expected = {
         # Rated.
         "opengotha_frioul_2018.xml": "accepted",

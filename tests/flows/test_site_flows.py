@@ -115,7 +115,7 @@ def test_a_site_generated_apart_equals_one_generated_in_the_run(
     sample_inbox: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The night and the backfill with the site in a process of its own (``tasks.site_process``,
-    threshold 0) publish the same site as with it in their own process (issue 11)."""
+    threshold 0) publish the same site as with it in their own process."""
     import tasks.site
 
     sites = {}

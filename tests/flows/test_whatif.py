@@ -1,4 +1,4 @@
-"""``ratings whatif`` and the ``whatif`` flow (issue 10): the change, re-rated in memory,
+"""``ratings whatif`` and the ``whatif`` flow: the change, re-rated in memory,
 equals a warehouse that really had it; the warehouse is left untouched.
 
 The starting list ``data/sample.ratings.csv`` is invented (regression data, not a
@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 import warehouse
 from flows.cli import app
-from flows.whatif import apply_changes, as_published, ripple
+from flows.whatif import apply_changes, ripple
 from formats.schema import (
     COMPETITIONS_SCHEMA,
     GAMES_SCHEMA,
@@ -33,6 +33,7 @@ from formats.schema import (
 )
 from rating import rate
 from tasks.ingest import FederationBatch
+from tasks.whatif import as_published
 
 SEED = Path(__file__).with_name("data") / "sample.ratings.csv"
 AS_OF = "2026-02-01"
@@ -160,7 +161,7 @@ def test_set_rank_sets_an_egf_newcomers_start() -> None:
     seed = conform(pl.DataFrame({"federation": ["egf"], "player_id": ["old"], "rating": [2000.0], "games": [50]}),
                    RATINGS_SCHEMA)
     history = warehouse.History(seed=seed, competitions=comps, games=games, players=players)
-    config = {"system": "egf-gor", "rule_set": "egf-gor-2021"}
+    config: dict[str, object] = {"system": "egf-gor", "rule_set": "egf-gor-2021"}
     batch = FederationBatch(federation="egf")
 
     def start_of_new(h: warehouse.History) -> float:

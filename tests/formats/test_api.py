@@ -35,7 +35,7 @@ EXPECTED = {
     ".ini": "swissperfect",
     ".js": "tsh-newt",
 }
-NOT_SUPPORTED = {  # formats outside the issue: refused with a finding, never a traceback
+NOT_SUPPORTED = {  # formats no reader covers: refused with a finding, never a traceback
     "british_champ_2026_crosstable_chessresults.html",
     "open_san_sebastian_33_chessresults.csv",
     "ffg_ratings_20240412.json",
@@ -55,7 +55,7 @@ def test_every_shared_file_is_read_or_refused_with_a_line(path: Path) -> None:
         (r.byes, BYES_SCHEMA),
         (r.findings, FINDINGS_SCHEMA),
     ):
-        # Native readers add what the file declares for eligibility after the canonical columns (issue 14).
+        # Native readers add what the file declares for eligibility after the canonical columns.
         assert frame.schema in (pl.Schema(schema), pl.Schema({**schema, **DECLARATIONS_SCHEMA}))
     if path.name in NOT_SUPPORTED:
         assert r.format is None

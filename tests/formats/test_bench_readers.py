@@ -1,4 +1,4 @@
-"""``benchmarks/bench_readers.py`` runs (issue 11): a smoke run at a tiny size, never a timing assertion."""
+"""``benchmarks/bench_readers.py`` runs: a smoke run at a tiny size, never a timing assertion."""
 
 from __future__ import annotations
 
@@ -27,6 +27,6 @@ def test_harness_row_reads_every_generated_file(tmp_path: Path) -> None:
     sys.path.insert(0, str(REPO))
     from benchmarks.bench_readers import harness_row
 
-    seconds, note = harness_row(4, folder=tmp_path)
-    assert seconds > 0 and note.startswith("4 small results files")
+    _, note = harness_row(4, folder=tmp_path)   # the seconds it took are the harness's to print
+    assert note.startswith("4 small results files")
     assert len(list(tmp_path.glob("*.results.csv"))) == 4

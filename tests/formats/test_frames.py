@@ -1,4 +1,4 @@
-"""The fast frame builders of the readers (issue 11) give exactly the frames of the strict,
+"""The fast frame builders of the readers give exactly the frames of the strict,
 column-by-column construction they replace, and still refuse what does not fit."""
 
 from __future__ import annotations

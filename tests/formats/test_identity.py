@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import polars as pl
 import pytest
 from hypothesis import given
@@ -25,9 +27,9 @@ WORDS = st.lists(
 
 @pytest.mark.hypothesis
 @given(WORDS, st.randoms())
-def test_name_key_ignores_order_case_and_punctuation(words: list[str], rnd: object) -> None:
+def test_name_key_ignores_order_case_and_punctuation(words: list[str], rnd: random.Random) -> None:
     shuffled = list(words)
-    rnd.shuffle(shuffled)  # type: ignore[attr-defined]
+    rnd.shuffle(shuffled)
     a = " ".join(words)
     b = ", ".join(w.upper() for w in shuffled)
     assert name_key(a) == name_key(b)

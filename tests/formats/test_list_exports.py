@@ -8,6 +8,7 @@ Each writer's file is read by the reader of that format (FIDE TXT and XML, the E
 from __future__ import annotations
 
 import string
+from collections.abc import Sequence
 from datetime import date
 
 import polars as pl
@@ -32,7 +33,7 @@ from tests.formats.conftest import shared
 HEADER = ListHeader("fide", 7, date(2025, 10, 1), "standard")
 
 
-def _rows(players: list[tuple[str, str | None, float | None, int | None, str | None]]) -> pl.DataFrame:
+def _rows(players: Sequence[tuple[str, str | None, float | None, int | None, str | None]]) -> pl.DataFrame:
     return pl.DataFrame(players, schema={"player_id": pl.Utf8, "name": pl.Utf8, "rating": pl.Float64,
                                          "games": pl.Int64, "status": pl.Utf8}, orient="row")
 
@@ -42,7 +43,7 @@ def _whole(x: float | None) -> float | None:
 
 
 def _expected(rows: pl.DataFrame, *, strip: bool) -> list[tuple[object, ...]]:
-    out = []
+    out: list[tuple[object, ...]] = []
     for pid, name, rating, games, status in rows.iter_rows():
         shown = escape_controls(name) if name is not None else None
         if strip and shown is not None:
@@ -131,7 +132,7 @@ def test_an_id_that_no_list_can_carry_is_refused_in_one_line(fmt: str) -> None:
 
 # Hostile names: any printable text, XML and HTML specials, accents, right-to-left marks and
 # control characters (written escaped); ids as the federations give them.
-_NAMES = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=40) | st.sampled_from(
+_NAMES = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=40) | st.sampled_from(
     ["<b>&amp;</b>", "O'Brien & \"Sons\"", "]]>", "Müller, Jürgen", "李 小龍", "\u202eevil", "a\x00b\rc\nd\x85",
      "  spaced  ", "=1+1", "&#x41;"])
 _IDS = st.text(string.ascii_letters + string.digits + "-_:.", min_size=1, max_size=20)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 import polars as pl
 import pytest
@@ -61,9 +63,9 @@ DOC = {
         ("bad date", lambda d: d.update(startDate="2021-13-03"), "format.pairgoth.missing_date"),
     ],
 )
-def test_broken_pairgoth(label: str, edit: object, rule: str) -> None:
+def test_broken_pairgoth(label: str, edit: Callable[[Any], object], rule: str) -> None:
     doc = json.loads(json.dumps(DOC))
-    edit(doc)  # type: ignore[operator]
+    edit(doc)
     r = formats.read_bytes(json.dumps(doc, indent=1).encode(), "cup.tour")
     assert r.format == "pairgoth"
     assert r.findings.filter(pl.col("rule") == rule).select("severity").rows() == [("reject",)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import TypedDict
 
 import polars as pl
 import pytest
@@ -18,7 +19,17 @@ _TRFS = sorted((SHARED_DATA / "chess").glob("*.trf")) if (SHARED_DATA / "chess")
 TRF_FILES = shared_files(_TRFS, "../shared/data/chess/*.trf")
 
 
-def _independent(path: Path) -> dict[str, object]:
+class Counted(TypedDict):
+    """What the raw 001 lines hold: players, round tokens by result code (against an opponent,
+    and without one), and each player's points by starting rank."""
+
+    players: int
+    with_opp: Counter[str]
+    byes: Counter[str]
+    points: dict[int, float]
+
+
+def _independent(path: Path) -> Counted:
     """A second, simpler count straight from the raw text: 001 lines and their round tokens."""
     text = path.read_bytes().decode("latin-1")
     lines = [ln for ln in re.split(r"\r\n|\r|\n", text) if ln.startswith("001")]
@@ -44,8 +55,7 @@ def test_every_real_trf_file(path: Path) -> None:
     want = _independent(path)
     assert r.format == "trf"
     assert r.players.height == want["players"]
-    with_opp: Counter[str] = want["with_opp"]  # type: ignore[assignment]
-    byes: Counter[str] = want["byes"]  # type: ignore[assignment]
+    with_opp, byes = want["with_opp"], want["byes"]
     # Each game is on two lines. A forfeit win "+" faces a loss "-", so surplus "-" tokens are
     # double forfeits ("-" against "-"): not games, two absences each.
     double_forfeit_tokens = with_opp["-"] - with_opp["+"]
@@ -79,7 +89,7 @@ def test_every_real_trf_file(path: Path) -> None:
 def test_points_column_equals_games_and_byes(path: Path) -> None:
     """The file's own points (columns 81-84) are the sum of what the reader found for each player."""
     r = formats.read(path)
-    points: dict[int, float] = _independent(path)["points"]  # type: ignore[assignment]
+    points = _independent(path)["points"]
     value = {"full": 1.0, "half": 0.5, "pairing": 1.0, "zero": 0.0, "absent": 0.0}
     got: dict[str, float] = defaultdict(float)
     for a, b, s in r.games.select("player_a", "player_b", "score_a").iter_rows():

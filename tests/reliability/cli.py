@@ -15,6 +15,9 @@ from tests.faults import VARIABLES
 
 ROOT = Path(__file__).resolve().parents[2]
 RATINGS = Path(sys.executable).with_name("ratings")
+#: Seconds a child ``ratings`` may run before it is killed. A caller that passes ``**env``
+#: names it too, so that no environment variable can be taken for the ``timeout`` keyword.
+TIMEOUT_S = 400
 
 
 def ratings_env(tmp: Path, **extra: str) -> dict[str, str]:
@@ -35,7 +38,7 @@ def ratings_env(tmp: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def ratings(tmp: Path, *args: str, timeout: float = 400, **env: str) -> subprocess.CompletedProcess[str]:
+def ratings(tmp: Path, *args: str, timeout: float = TIMEOUT_S, **env: str) -> subprocess.CompletedProcess[str]:
     """``ratings ARGS`` in ``tmp``; returns the finished process (stdout, stderr, returncode)."""
     child_env = ratings_env(tmp, **env)
     command = [str(RATINGS), *args]

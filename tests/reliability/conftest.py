@@ -14,6 +14,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -65,8 +66,14 @@ def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             server.kill()
 
 
+class FreshUrl(Protocol):
+    """What the ``fresh_url`` fixture gives: ``make()`` or ``make(copy_of=url)`` -> a new URL."""
+
+    def __call__(self, copy_of: str | None = None) -> str: ...
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
+def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FreshUrl]:
     """A factory of fresh warehouses of one kind (SQLite files, or PostgreSQL databases dropped
     afterwards; under ``RATINGS_REQUIRE_POSTGRES=1`` a missing server fails): ``make()`` is an
     empty one, ``make(copy_of=url)`` a copy of one it made, which no process may hold open

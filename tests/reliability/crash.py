@@ -1,4 +1,4 @@
-"""The crash harness of whole runs (issue 9): `ratings run` / `ratings backfill` killed with SIGKILL.
+"""The crash harness of whole runs: `ratings run` / `ratings backfill` killed with SIGKILL.
 
 Each kill point is a checkpoint of :mod:`warehouse.guard`: a stage boundary
 (``ingest``, ``validate``, ``rate``, ``load``, ``publish``), a report being written

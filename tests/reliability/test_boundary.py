@@ -1,4 +1,4 @@
-"""Values checked at the boundary (issue 9): finite, in range, or a finding naming file, line, field."""
+"""Values checked at the boundary: finite, in range, or a finding naming file, line, field."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A nightly and a backfill started at once on one warehouse (issue 9).
+"""A nightly and a backfill started at once on one warehouse.
 
 The warehouse's run lock (``warehouse/guard.py``) makes one wait for the other, so
 the warehouse ends as if they ran one after the other, in one order or the other,
@@ -11,12 +11,16 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.reliability.cli import RATINGS, ratings, ratings_env
 from warehouse.db import get_engine
 from warehouse.testing import table_rows
+
+if TYPE_CHECKING:
+    from tests.reliability.conftest import FreshUrl
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "inbox"
@@ -34,7 +38,7 @@ def _rows(url: str) -> dict[str, list[tuple[object, ...]]]:
 
 
 def test_a_nightly_and_a_backfill_at_once_equal_one_after_the_other(
-    tmp_path: Path, prefect_api: str, fresh_url: object,
+    tmp_path: Path, prefect_api: str, fresh_url: FreshUrl,
 ) -> None:
     early, full = tmp_path / "early", tmp_path / "inbox"
     shutil.copytree(SAMPLE, full)
@@ -51,7 +55,7 @@ def test_a_nightly_and_a_backfill_at_once_equal_one_after_the_other(
 
     # A warehouse that already holds the first two championships, made once and copied for each
     # order and for the runs at once, with its reports and site.
-    base, base_out = fresh_url(), tmp_path / "base"  # type: ignore[operator]
+    base, base_out = fresh_url(), tmp_path / "base"
     done = ratings(tmp_path, "run", "--inbox", str(early), "--warehouse", base, "--as-of", "2025-12-01",
                    "--reports", str(base_out / "reports"), "--site", str(base_out / "site"),
                    PREFECT_API_URL=prefect_api)
@@ -60,7 +64,7 @@ def test_a_nightly_and_a_backfill_at_once_equal_one_after_the_other(
     def seeded(*tags: str) -> str:
         for tag in tags:
             shutil.copytree(base_out, tmp_path / tag)
-        url: str = fresh_url(copy_of=base)  # type: ignore[operator]
+        url: str = fresh_url(copy_of=base)
         return url
 
     serial = {}

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.delivery.smtp_server import SMTPServer
-from tests.reliability.cli import ratings
+from tests.reliability.cli import TIMEOUT_S, ratings
 
 pytestmark = [pytest.mark.crash, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
@@ -23,7 +23,7 @@ SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "inbox"
 def _night(tmp: Path, config: Path, **env: str) -> int:
     done = ratings(tmp, "--config", str(config), "run", "--inbox", str(tmp / "inbox"), "--warehouse",
                    f"sqlite:///{tmp / 'w.db'}", "--as-of", "2026-02-01", "--reports", str(tmp / "reports"),
-                   "--no-site", **env)
+                   "--no-site", timeout=TIMEOUT_S, **env)
     assert done.returncode in (0, -signal.SIGKILL), done.stderr[-2000:]
     return done.returncode
 

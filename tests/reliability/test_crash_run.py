@@ -1,4 +1,4 @@
-"""Crash safety of `ratings run` killed with SIGKILL, then run again (issue 9).
+"""Crash safety of `ratings run` killed with SIGKILL, then run again.
 
 The harness, its budget (``RATINGS_CRASH_POINTS``) and the test are in :mod:`tests.reliability.crash`.
 """

@@ -1,4 +1,4 @@
-"""No input stops the night (issue 9): every reader, good and broken files, one inbox.
+"""No input stops the night: every reader, good and broken files, one inbox.
 
 Every file's outcome is the same whether it is alone in the inbox or beside a good
 and a broken file of every other reader and federation: the good competitions are

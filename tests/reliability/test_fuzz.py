@@ -1,4 +1,4 @@
-"""Mutation fuzzing of every reader (issue 9): real files of ../shared/data and generated ones.
+"""Mutation fuzzing of every reader: real files of ../shared/data and generated ones.
 
 Each example takes a seed file of one reader and spoils it the ways files get
 spoiled (bytes overwritten, inserted, deleted; lines duplicated, dropped, swapped;

@@ -1,4 +1,4 @@
-"""One writing run at a time per warehouse (issue 9): the run guard across processes."""
+"""One writing run at a time per warehouse: the run guard across processes."""
 
 from __future__ import annotations
 

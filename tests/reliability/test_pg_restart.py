@@ -1,4 +1,4 @@
-"""Transient faults (issue 9): PostgreSQL restarts in the middle of a run.
+"""Transient faults: PostgreSQL restarts in the middle of a run.
 
 The run retries and completes, or fails cleanly and the next run completes; either
 way the warehouse ends equal to a clean run's, nothing half-written. The restart

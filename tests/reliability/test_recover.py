@@ -1,4 +1,4 @@
-"""A run that dies after its load commits is published by the next run (issue 9).
+"""A run that dies after its load commits is published by the next run.
 
 In process and quick: an unexpected error injected at a publication checkpoint
 (:mod:`tests.faults`) stands for the SIGKILL of ``test_crash_run.py``, which
@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 from datetime import date
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
@@ -22,6 +22,9 @@ from flows.nightly import NightlyRun, nightly
 from tests import faults
 from tests.reliability.dump import canonical_dump
 from warehouse.load import pending_publications
+
+if TYPE_CHECKING:
+    from tests.reliability.conftest import FreshUrl
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "inbox"
@@ -38,11 +41,11 @@ def _night(inbox: Path, url: str, out: Path) -> NightlyRun:
 
 @pytest.mark.parametrize("point", ["report:1", "report:4", "publish:1"])
 def test_a_night_that_dies_in_publication_is_finished_by_the_next_run(
-    point: str, fresh_url: object, tmp_path: Path, prefect_harness: None,
+    point: str, fresh_url: FreshUrl, tmp_path: Path, prefect_harness: None,
 ) -> None:
     inbox = tmp_path / "inbox"
     shutil.copytree(SAMPLE, inbox)
-    clean_url, url = fresh_url(), fresh_url()  # type: ignore[operator]
+    clean_url, url = fresh_url(), fresh_url()
     _night(inbox, clean_url, tmp_path / "clean")
     clean = canonical_dump(clean_url, tmp_path / "clean")
 
@@ -64,11 +67,11 @@ def test_a_night_that_dies_in_publication_is_finished_by_the_next_run(
 
 
 def test_a_backfill_that_dies_before_publishing_is_finished_by_the_next_run(
-    fresh_url: object, tmp_path: Path, prefect_harness: None,
+    fresh_url: FreshUrl, tmp_path: Path, prefect_harness: None,
 ) -> None:
     inbox = tmp_path / "inbox"
     shutil.copytree(SAMPLE, inbox)
-    clean_url, url = fresh_url(), fresh_url()  # type: ignore[operator]
+    clean_url, url = fresh_url(), fresh_url()
     for target, out in ((clean_url, tmp_path / "clean"), (url, tmp_path / "crashed")):
         _night(inbox, target, out)
     backfill(federation="ajusc", from_date=date(2025, 1, 1), warehouse_url=clean_url, as_of=AS_OF,

@@ -1,4 +1,4 @@
-"""Database credentials never appear in logs, artifacts, reports or errors (issue 9).
+"""Database credentials never appear in logs, artifacts, reports or errors.
 
 A whole night runs against PostgreSQL with a password-bearing URL given the three ways
 a user gives it (``RATINGS_WAREHOUSE_URL``, ``--warehouse`` and a Prefect Secret block
@@ -85,11 +85,12 @@ def test_a_password_appears_nowhere_after_a_night(tmp_path: Path, secret_url: tu
 def secret_block(secret_url: tuple[str, str], prefect_harness: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A Prefect Secret block holding the password-bearing URL, named by ``RATINGS_WAREHOUSE_SECRET``."""
     from prefect.blocks.system import Secret
+    from pydantic import SecretStr
 
     from warehouse import db
 
     name = f"ratings-warehouse-{secrets.token_hex(4)}"
-    Secret(value=secret_url[0]).save(name)
+    Secret(value=SecretStr(secret_url[0])).save(name)
     monkeypatch.delenv("RATINGS_WAREHOUSE_URL", raising=False)
     monkeypatch.setenv("RATINGS_WAREHOUSE_SECRET", name)
     monkeypatch.setattr(db, "_secret_urls", {})

@@ -1,4 +1,4 @@
-"""validate() and the readers from several threads: no deadlock, the same answer (issue 9).
+"""validate() and the readers from several threads: no deadlock, the same answer.
 
 The Dask runner of the performance work and Prefect's thread task runner call the
 stages from several threads at once. polars ``to_pandas`` beside a ``collect`` that
@@ -34,7 +34,8 @@ def _batch() -> dict[str, pl.DataFrame]:
 
 @pytest.mark.timeout(300)
 def test_validate_from_four_threads_in_a_loop_does_not_deadlock() -> None:
-    """The issue's reproduction: 4 threads, in a loop; it hung within 30 iterations."""
+    """4 threads validating in a loop: Python callbacks inside polars expressions once hung it
+    within 30 iterations."""
     from validations import validate
 
     f = _batch()
@@ -81,7 +82,7 @@ def test_event_class_derivation_matches_the_scalar_rules() -> None:
         "modality": [None] * len(cases), "results_public": [None] * len(cases),
         "event_class": [c[3] for c in cases], "basic_time_min": [c[0] for c in cases],
         "adjusted_time_min": [c[1] for c in cases], "online": [c[2] for c in cases],
-        # What the readers declare (issue 14); not read by the class derivation.
+        # What the readers declare for eligibility; not read by the class derivation.
         "language": [None] * len(cases), "time_control": [None] * len(cases),
     }, schema_overrides={"language": pl.Utf8, "time_control": pl.Utf8, "start_date": pl.Date, "end_date": pl.Date, "rounds_declared": pl.Int32,
                          "modality": pl.Utf8, "results_public": pl.Boolean, "event_class": pl.Utf8})

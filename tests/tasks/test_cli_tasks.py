@@ -1,4 +1,4 @@
-"""The tasks behind the command line's own flows (issue 13): seed, decisions, lookups, site.
+"""The tasks behind the command line's own flows: seed, decisions, lookups, site.
 
 Each task's function (``.fn``) on a real SQLite warehouse; the held competition comes from
 a nightly run in-process (a TSH ``.t`` file that names no lexicon is held, as in
@@ -89,10 +89,12 @@ def test_record_decision_refuses_an_unknown_competition_and_a_decline_without_re
 
 def test_find_edition_by_number_date_or_latest(url: str) -> None:
     publish_two_editions(url, seeded=True)
-    assert find_edition.fn(url, "ajusc").edition == 192
-    assert find_edition.fn(url, "ajusc", edition=191).edition == 191
+    latest = find_edition.fn(url, "ajusc")
+    assert latest is not None and latest.edition == 192
+    numbered = find_edition.fn(url, "ajusc", edition=191)
+    assert numbered is not None and numbered.edition == 191
     on = find_edition.fn(url, "ajusc", as_of=date(2025, 11, 1))
-    assert (on.edition, on.as_of, on.kind) == (191, date(2025, 10, 4), "ordinary")
+    assert on is not None and (on.edition, on.as_of, on.kind) == (191, date(2025, 10, 4), "ordinary")
     assert find_edition.fn(url, "ajusc", as_of=date(2025, 9, 1)) is None
     assert find_edition.fn(url, "ajusc", edition=300) is None
     assert find_edition.fn(url, "fide") is None
@@ -101,6 +103,7 @@ def test_find_edition_by_number_date_or_latest(url: str) -> None:
 def test_read_edition_entries_and_the_export(url: str) -> None:
     publish_two_editions(url, seeded=True)
     found = find_edition.fn(url, "ajusc", edition=191)
+    assert found is not None
     entries = read_edition_entries.fn(url, found.list_id)
     assert entries.columns == [c for c in LIST_COLUMNS if c in entries.columns]
     assert entries.select("player_id", "rating").row(0) == ("7", 1110.5)

@@ -1,4 +1,4 @@
-"""Editions as each federation publishes them (issue 10, DESIGN.md *Publication*).
+"""Editions as each federation publishes them (DESIGN.md *Publication*).
 
 Runs the rating and publication steps without Prefect (``rating.rate``,
 ``warehouse.load_batch``, ``publication.apply_editions``) on real files.
@@ -17,19 +17,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from sqlalchemy import Engine
 
 import engine
 import formats
 import warehouse
 from flows.config import federation_config
 from formats.schema import PLAYERS_SCHEMA, conform
-from publication import apply_editions, plan_editions
+from publication import EditionsDone, apply_editions, plan_editions
 from rating import Rated, Stored, rate
 from tasks.ingest import FederationBatch
 from tests.warehouse.conftest import batch_from_interchange
 
 
-def _rate_and_publish(db, fed: str, batch: FederationBatch, config: dict, day: date, *, full: bool = False):  # type: ignore[no-untyped-def]
+def _rate_and_publish(db: Engine, fed: str, batch: FederationBatch, config: dict[str, object], day: date,
+                      *, full: bool = False) -> tuple[Rated, EditionsDone]:
     stored = None if full else Stored.from_warehouse(db, fed)
     rated = rate(warehouse.history(db, fed), batch, config, day, stored=stored)
     warehouse.load_batch(db, warehouse.LoadBatch(
@@ -108,7 +110,7 @@ def test_a_monthly_list_is_published_on_its_date_not_while_its_period_runs(share
         for i, day in enumerate(days):
             _rate_and_publish(db, "fide", batch if i == 0 else FederationBatch(federation="fide"), config, day)
             published = warehouse.editions(db, "fide")
-            assert published.get_column("as_of").max() <= day
+            assert (published.get_column("as_of") <= day).all()
             assert set(published.get_column("kind").to_list()) == {"ordinary"}
         if name == "nightly":
             assert warehouse.editions(db, "fide").filter(pl.col("as_of") == date(2026, 7, 1)).height == 1
@@ -231,14 +233,14 @@ def _fide_event(folder: Path, cid: str, day: str, modality: str, pairs: list[tup
     return path
 
 
-def theirs_edition(db: object) -> int:
+def theirs_edition(db: Engine) -> int:
     """The latest edition of the first FIDE list in ``db``."""
-    eds = warehouse.editions(db, "fide")  # type: ignore[arg-type]
+    eds = warehouse.editions(db, "fide")
     return int(eds.sort("as_of", "edition").get_column("edition")[-1])
 
 
 def test_fide_rapid_and_blitz_events_move_only_their_own_lists(tmp_path: Path) -> None:
-    """Issue 10: FIDE publishes three lists; a competition goes to the list of its modality."""
+    """FIDE publishes three lists; a competition goes to the list of its modality."""
     config = federation_config("fide")
     assert config["lists"] == ["standard", "rapid", "blitz"]
     seed = pl.DataFrame({"player_id": ["1", "2", "3", "4"], "rating": [2000.0, 1900.0, 1800.0, 1700.0],
@@ -358,17 +360,17 @@ def _random_night(rng: random.Random, day: date, players: list[str], version: st
     return _one(f"K{day:%m%d}", day.isoformat(), games, version)
 
 
-def _rebuilt_diffs(db: object, rated: Rated, config: dict) -> list[tuple[object, ...]]:  # type: ignore[type-arg]
+def _rebuilt_diffs(db: Engine, rated: Rated, config: dict[str, object]) -> list[tuple[object, ...]]:
     """The oracle: every published AJUSC edition the run's changes can reach, rebuilt on its own
     from the rating changes (``engine.states_at``, ``engine.rating_list``) and compared with
     what it published, as last corrected: ``(edition, edition_as_of, player_id, name,
     published, now)`` of each figure that differs, by edition and player."""
     points = engine.competition_points(rated.competitions, "per-competition")
     changes = rated.run.changes.join(points, on="competition_id", how="inner", maintain_order="left")
-    reached = warehouse.editions(db, "ajusc").filter(pl.col("covers").is_not_null())  # type: ignore[arg-type]
+    reached = warehouse.editions(db, "ajusc").filter(pl.col("covers").is_not_null())
     if rated.cut is not None:
         reached = reached.filter(pl.col("covers") >= rated.cut)
-    fixes = warehouse.edition_corrections(db, "ajusc")  # type: ignore[arg-type]
+    fixes = warehouse.edition_corrections(db, "ajusc")
     names = dict(rated.players.select("player_id", "name").filter(pl.col("name").is_not_null()).iter_rows())
     wanted = sorted(set(reached.get_column("covers").to_list()))
     states = dict(engine.states_at("ajusc", rated.start_state, changes, wanted, config=config))
@@ -379,7 +381,7 @@ def _rebuilt_diffs(db: object, rated: Rated, config: dict) -> list[tuple[object,
             names, default=None, return_dtype=pl.Utf8)).alias("name"))
         now = {pid: (name, rating) for pid, name, rating in engine.rating_list(
             "ajusc", state, as_of=row["as_of"], config=config).select("player_id", "name", "rating").iter_rows()}
-        listed = warehouse.rating_list(db, "ajusc", edition=row["edition"])  # type: ignore[arg-type]
+        listed = warehouse.rating_list(db, "ajusc", edition=row["edition"])
         then = dict(listed.select("player_id", "rating").iter_rows())
         for pid, fixed in fixes.filter(pl.col("edition") == row["edition"]).select("player_id", "now").iter_rows():
             if fixed is not None or pid in then:

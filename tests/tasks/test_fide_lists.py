@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 from polars.testing import assert_frame_equal
@@ -53,7 +54,7 @@ def _rate(tmp_path: Path, seed: pl.DataFrame, events: list[tuple[str, str, str, 
     return rate(warehouse.history(db, "fide"), fed, federation_config("fide"), date(2026, 1, 1))
 
 
-def _row(changes: pl.DataFrame, cid: str, player: str) -> dict:  # type: ignore[type-arg]
+def _row(changes: pl.DataFrame, cid: str, player: str) -> dict[str, Any]:
     return changes.filter((pl.col("competition_id") == cid) & (pl.col("player_id") == player)).row(0, named=True)
 
 
@@ -255,7 +256,7 @@ def test_the_published_rapid_lists_carry_the_adjustment_from_october_2022(tmp_pa
     assert december == {**after_r3, "3": in_force["3"] - 100.0, "4": in_force["4"] - 100.0}
     assert after_r3["1"] > in_force["1"] - 100.0
     # The site replays the lines it has already read (site_lines) into the same editions of
-    # each of the three lists as reading them again does (issue 11).
+    # each of the three lists as reading them again does.
     stored = site_lines(db, "fide")
     assert stored.get_column("list_id").n_unique() >= 3
     every = site_editions(db, "fide").get_column("edition").to_list()

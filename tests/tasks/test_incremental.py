@@ -1,4 +1,4 @@
-"""Incremental nights equal a full re-rate from the seed, row for row (issue 10).
+"""Incremental nights equal a full re-rate from the seed, row for row.
 
 Hypothesis draws a small history (a seeded list, competitions on random dates, some
 corrected later) and a random arrival order of its competitions across nights. Each
@@ -16,6 +16,7 @@ import hashlib
 import itertools
 from collections.abc import Iterator
 from datetime import date, timedelta
+from typing import TypedDict
 
 import polars as pl
 import pytest
@@ -66,16 +67,33 @@ def db(request: pytest.FixtureRequest) -> Engine:
     return request.getfixturevalue("sqlite_db" if request.param == "sqlite" else "pg_db")  # type: ignore[no-any-return]
 
 
+class Competition(TypedDict):
+    """A drawn competition: its id, its day (days after 2025-09-06) and its games."""
+
+    id: str
+    day: int
+    games: list[tuple[int, str, str, float]]   # (round, player_a, player_b, score_a)
+
+
+class History(TypedDict):
+    """Drawn competitions, the nights they arrive in (indexes into ``comps``) and the
+    competitions sent again, corrected, after the last night."""
+
+    comps: list[Competition]
+    nights: list[list[int]]
+    fixes: list[int]
+
+
 @st.composite
-def histories(draw: st.DrawFn) -> dict[str, object]:
+def histories(draw: st.DrawFn) -> History:
     """Competitions (id, day, games), the nights they arrive in, and corrections sent later."""
     n = draw(st.integers(2, 6))
     days = draw(st.lists(st.integers(0, 330), min_size=n, max_size=n))
-    comps = []
+    comps: list[Competition] = []
     for k, day in enumerate(days):
         who = draw(st.lists(st.sampled_from(PLAYERS), min_size=2, max_size=6, unique=True))
         rounds = draw(st.integers(1, 3))
-        games = []
+        games: list[tuple[int, str, str, float]] = []
         for rnd in range(1, rounds + 1):
             for a, b in zip(who[0::2], who[1::2], strict=False):
                 games.append((rnd, a, b, draw(st.sampled_from([1.0, 0.5, 0.0]))))
@@ -89,11 +107,11 @@ def histories(draw: st.DrawFn) -> dict[str, object]:
     return {"comps": comps, "nights": nights, "fixes": fixes}
 
 
-def _batch(fed: str, comps: list[dict[str, object]], version: int = 1) -> FederationBatch:
+def _batch(fed: str, comps: list[Competition], version: int = 1) -> FederationBatch:
     rows, games = [], []
     files = []
     for c in comps:
-        end = date(2025, 9, 6) + timedelta(days=int(c["day"]))  # type: ignore[call-overload]
+        end = date(2025, 9, 6) + timedelta(days=c["day"])
         text = f"{c['id']} v{version} {c['games']}"
         sha = hashlib.sha256(text.encode()).hexdigest()
         source = f"{c['id']}-v{version}.results.csv"
@@ -101,7 +119,7 @@ def _batch(fed: str, comps: list[dict[str, object]], version: int = 1) -> Federa
         rows.append({"federation": fed, "competition_id": c["id"], "name": c["id"], "start_date": end,
                      "end_date": end, "rounds": 3, "modality": "classic", "results_public": True,
                      "event_class": "A", "source": source, "source_sha256": sha})
-        for line, (rnd, a, b, score) in enumerate(c["games"], start=2):  # type: ignore[attr-defined]
+        for line, (rnd, a, b, score) in enumerate(c["games"], start=2):
             games.append({"federation": fed, "competition_id": c["id"], "round": rnd, "player_a": a,
                           "player_b": b, "score_a": score, "status": "played", "source_line": line})
     comp_frame = conform(pl.DataFrame(rows), COMPETITIONS_SCHEMA).with_columns(pl.lit("accepted").alias("status"))
@@ -154,7 +172,7 @@ def _seed(fed: str) -> pl.DataFrame:
 @pytest.mark.parametrize("system", ["ajusc", "egf"])
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(histories())
-def test_incremental_nights_equal_a_full_rerate(db: Engine, system: str, history: dict[str, object]) -> None:
+def test_incremental_nights_equal_a_full_rerate(db: Engine, system: str, history: History) -> None:
     config = federation_config(system)
     n = next(_serial)
     inc, full = f"{system}-inc-{n}", f"{system}-full-{n}"
@@ -163,12 +181,10 @@ def test_incremental_nights_equal_a_full_rerate(db: Engine, system: str, history
         if system == "egf":
             seed = seed.with_columns((pl.col("rating") + 700.0).alias("rating"), pl.lit(None, pl.Utf8).alias("last_played"))
         warehouse.load_seed(db, fed, seed, source=f"{fed}.ratings.csv", source_sha256=f"seed-{fed}", edition=40)
-    comps: list[dict[str, object]] = history["comps"]  # type: ignore[assignment]
-    nights: list[list[int]] = history["nights"]  # type: ignore[assignment]
-    fixes: list[int] = history["fixes"]  # type: ignore[assignment]
-    fixed = [dict(c) for c in comps]
+    comps, nights, fixes = history["comps"], history["nights"], history["fixes"]
+    fixed = [c.copy() for c in comps]
     for k in fixes:
-        games = list(fixed[k]["games"])  # type: ignore[call-overload]
+        games = list(fixed[k]["games"])
         rnd, a, b, score = games[0]
         games[0] = (rnd, a, b, 1.0 - score)
         fixed[k]["games"] = games
@@ -205,12 +221,14 @@ def test_incremental_nights_equal_a_full_rerate(db: Engine, system: str, history
 
 
 def test_a_night_reads_only_the_games_it_re_rates(sqlite_db: Engine) -> None:
-    """The nightly reads the games from its cut's day on (issue 11: reading a 1M-game
-    history was most of a night's rate stage); a run that needs more refuses that history."""
+    """The nightly reads the games from its cut's day on, not the whole history (on a large
+    warehouse reading every game would be most of a night's rate stage); a run that needs more
+    refuses that history."""
     db, config, fed = sqlite_db, federation_config("ajusc"), f"ajusc-tail-{next(_serial)}"
     warehouse.load_seed(db, fed, _seed(fed), source=f"{fed}.ratings.csv", source_sha256=f"seed-{fed}", edition=40)
     games = [(1, "100", "101", 1.0), (1, "102", "103", 0.5), (2, "100", "102", 0.0)]
-    comps = [{"id": f"T{k}", "day": day, "games": games} for k, day in enumerate((0, 100, 200, 50, 50))]
+    comps: list[Competition] = [{"id": f"T{k}", "day": day, "games": games}
+                                for k, day in enumerate((0, 100, 200, 50, 50))]
     day = date(2026, 9, 1)
     _night(db, fed, _batch(fed, [comps[0], comps[1], comps[4]]), config, day, full=False)
     _night(db, fed, _batch(fed, comps[2:3]), config, day, full=False)

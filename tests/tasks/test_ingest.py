@@ -1,4 +1,4 @@
-"""Issue 14: one outcome per file, encodings, and whose file it is (``tasks.ingest.read_inbox``)."""
+"""One outcome per file, encodings, and whose file it is (``tasks.ingest.read_inbox``)."""
 
 from __future__ import annotations
 

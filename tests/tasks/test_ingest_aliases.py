@@ -1,4 +1,4 @@
-"""Issue 11: with an alias table in the inbox, only the files it concerns are rewritten;
+"""With an alias table in the inbox, only the files it concerns are rewritten;
 the night's frames are those of rewriting every file (``tasks.ingest.read_inbox``)."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 import formats
 from tasks import ingest
@@ -39,8 +40,8 @@ def test_only_the_files_an_alias_concerns_are_rewritten(tmp_path: Path) -> None:
         rewritten.append(self.source)
         return original(self, aliases)
 
-    formats.ReadResult.with_aliases = noting  # type: ignore[method-assign]
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(formats.ReadResult, "with_aliases", noting)
         batch = ingest.read_inbox(inbox, set()).batches["ajusc"]
         assert sorted(rewritten) == ["B.results.csv"]
         rewritten.clear()
@@ -51,8 +52,6 @@ def test_only_the_files_an_alias_concerns_are_rewritten(tmp_path: Path) -> None:
         finally:
             ingest._touched_by = every
         assert len(rewritten) == 5   # the old way: every file
-    finally:
-        formats.ReadResult.with_aliases = original  # type: ignore[method-assign]
     for name in ("competitions", "players", "games", "byes", "findings"):
         assert getattr(batch, name).equals(getattr(reference, name)), name
     games = batch.games.filter(pl.col("competition_id") == "B")

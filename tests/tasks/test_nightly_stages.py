@@ -1,4 +1,4 @@
-"""The nightly's stage tasks through ``.fn()`` (issue 13), with no Prefect engine and no
+"""The nightly's stage tasks through ``.fn()``, with no Prefect engine and no
 server: ingest -> validate -> rate -> load -> publish on the bundled sample inbox
 (``examples/make_sample_inbox.py`` says what each file holds)."""
 
@@ -56,7 +56,7 @@ def test_the_stage_tasks_rate_load_and_publish_the_sample_inbox(tmp_path: Path) 
     final = rated.run.ratings.select("player_id", "rating")
     joined = listed.select("player_id", "rating").join(final, on="player_id", suffix="_run")
     assert joined.height == listed.height
-    assert (joined.get_column("rating") - joined.get_column("rating_run")).abs().max() < 1   # the list rounds
+    assert ((joined.get_column("rating") - joined.get_column("rating_run")).abs() < 1).all()   # the list rounds
 
     again = ingest_inbox.fn(str(SAMPLE), url)
     assert sorted(again.files_skipped) == sorted(p.name for p in SAMPLE.iterdir() if p.is_file())

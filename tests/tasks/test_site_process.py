@@ -1,4 +1,4 @@
-"""A large federation's site is generated in a process of its own (``tasks.site_process``, issue 11).
+"""A large federation's site is generated in a process of its own (``tasks.site_process``).
 
 The child generates the same site as the calling process would, hands back the result or the
 error, is chosen by the size of the lists (``RATINGS_SITE_OWN_PROCESS_FROM``), and goes without

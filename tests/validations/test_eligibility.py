@@ -57,7 +57,7 @@ def _ajusc_batch() -> Batch:
     b.competition("HIGH-RATING", players=["h1", "h2", "h3", "h4"])
     b.players.append({"federation": "ajusc", "player_id": "h1", "name": "Ada <Pi>", "declared_rating": 3100.0})
     b.players.append({"federation": "ajusc", "player_id": "h2", "name": "Bo", "declared_rating": 1400.0})
-    # Issue 14: the lexicon's language, and a championship of players the list does not know.
+    # The lexicon's language, and a championship of players the list does not know.
     b.competition("ENGLISH", language="en")
     b.competition("UNDECLARED", language="undeclared")
     b.competition("CATALAN", language="ca")
@@ -144,7 +144,7 @@ def test_ajusc_boundaries_are_inclusive(ajusc: tuple[Batch, Validation]) -> None
 def test_statuses_and_rated_flags(ajusc: tuple[Batch, Validation]) -> None:
     _, v = ajusc
     status = dict(v.competitions.select("competition_id", "status").iter_rows())
-    # Issue 14: held, not rejected; its games keep ``rated`` so that an approval needs no re-validation.
+    # Held, not rejected: its games keep ``rated`` so that an approval needs no re-validation.
     assert status["UNDECLARED"] == "held" and status["STRANGERS"] == "held" and status["ENGLISH"] == "rejected"
     assert v.games.filter(pl.col("competition_id") == "UNDECLARED").get_column("rated").all()
     assert status["FORFEIT"] == "accepted"          # an exclusion does not reject
@@ -240,7 +240,7 @@ def _fide_batch() -> Batch:
     b.game("TWICE", 1, "r1", "r5", 1.0)
     b.competition("LOW-RATING", start=old, players=["r1", "r2", "r3", "low"])
     b.players.append({"federation": "fide", "player_id": "low", "name": "Low", "declared_rating": 900.0})
-    # Issue 14: online play, an unreadable time control, under 5 minutes.
+    # Online play, an unreadable time control, under 5 minutes.
     b.competition("ONLINE", start=old, players=["r1", "r2", "r3", "r4"], online=True)
     b.competition("TC-UNKNOWN", start=old, players=["r1", "r2", "r3", "r4"], modality="unknown",
                   time_control="moves/time, increment")

@@ -1,4 +1,4 @@
-"""``validations.file_outcomes``: one outcome per file, read in bulk (issue 11: thousands of files).
+"""``validations.file_outcomes``: one outcome per file, read in bulk (a night may bring thousands of files).
 
 The reference below is the rule as written before the bulk version: every file and
 competition looked up one by one. The bulk version must say the same on any night.

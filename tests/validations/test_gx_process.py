@@ -1,4 +1,4 @@
-"""Great Expectations in its own process (``validations.gx_process``, issue 11): what the caller
+"""Great Expectations in its own process (``validations.gx_process``): what the caller
 gets back when the child fails, and that the child never outlives the process that started it."""
 
 from __future__ import annotations

@@ -176,8 +176,8 @@ def test_fide_report_of_a_real_open_lists_unrated_progress(tmp_path: Path) -> No
 def test_great_expectations_checks_a_big_table_in_parts_with_the_same_findings(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A table of more than ``CHUNK_ROWS`` rows is checked in parts of whole competitions (issue
-    11: memory); a duplicated pairing and unknown results in several championships of the real
+    """A table of more than ``CHUNK_ROWS`` rows is checked in parts of whole competitions (so
+    that its memory stays bounded); a duplicated pairing and unknown results in several championships of the real
     season are found exactly as when the table is checked at once."""
     import importlib
 

@@ -111,7 +111,7 @@ def test_markdown_report() -> None:
 def test_markdown_escape() -> None:
     assert md_escape("a|b") == "a\\|b"
     assert md_escape("[x](http://e)") == "\\[x\\](http://e)"      # no link: the brackets are escaped
-    # Issue 14: plain text stays plain (ids with underscores, parentheses, "&").
+    # Plain text stays plain (ids with underscores, parentheses, "&").
     assert md_escape("fide.unrated_opponent (round 3) & co") == "fide.unrated_opponent (round 3) & co"
     assert md_escape(None) == ""
     assert md_escape("line\nbreak") == "line break"
@@ -211,7 +211,7 @@ def test_many_warnings_are_summarised_but_rejections_never() -> None:
     assert sum(ln.startswith("| reject") for ln in md.splitlines()) == 30
     assert sum(ln.startswith("| warn") for ln in md.splitlines()) == 20
     assert "… and 25 more warning(s) of fide.unrated_opponent" in md
-    # Issue 14: one line per rule with its count; the decision comes before the long tail of warnings.
+    # One line per rule with its count; the decision comes before the long tail of warnings.
     assert "### fide.results_known: 30 rejections" in md and "### fide.unrated_opponent: 45 warnings" in md
     assert md.index("## Rating changes") < md.index("## Warnings (45): reported only")
     page = render_report(report, fmt="html", warn_limit=20)
@@ -255,7 +255,7 @@ def test_unreadable_file_report() -> None:
 
 
 def test_report_lists_the_published_figures_a_correcting_edition_changed() -> None:
-    """Issue 10: the organiser sees which published figures the late competition changed."""
+    """The organiser sees which published figures the late competition changed."""
     from validations.report import CompetitionReport, render_report
 
     fixes = pl.DataFrame({"edition": [192, 192], "edition_as_of": [None, None], "player_id": ["7", "<9>"],

@@ -1,4 +1,4 @@
-"""Reports read in bulk (issue 11) are the reports read one by one, byte for byte.
+"""Reports read in bulk are the reports read one by one, byte for byte.
 
 A warehouse is filled through the stages themselves (no Prefect server: task bodies
 through ``.fn``) from the bundled AJUSC inbox, a real FIDE tournament (unrated players'
@@ -12,6 +12,7 @@ import shutil
 from datetime import date
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import validations
@@ -21,7 +22,7 @@ from publication import report_from_warehouse, reports_from_warehouse
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def fill_warehouse(url: str, inbox: Path, as_of: dict[str, date]) -> dict[str, object]:
+def fill_warehouse(url: str, inbox: Path, as_of: dict[str, date]) -> dict[str, pl.DataFrame | None]:
     """Ingest, validate, rate and load ``inbox`` into ``url``; the FIDE progress by federation."""
     from prefect.logging import disable_run_logger
 
@@ -32,7 +33,7 @@ def fill_warehouse(url: str, inbox: Path, as_of: dict[str, date]) -> dict[str, o
     from tasks.validate import validate_batch
 
     db = warehouse.get_engine(url)
-    progress: dict[str, object] = {}
+    progress: dict[str, pl.DataFrame | None] = {}
     with disable_run_logger():
         ingested = read_inbox(inbox, warehouse.seen_checksums(db))
         for fed, batch in sorted(ingested.batches.items()):
@@ -45,7 +46,7 @@ def fill_warehouse(url: str, inbox: Path, as_of: dict[str, date]) -> dict[str, o
 
 
 @pytest.fixture(scope="module")
-def filled(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> tuple[str, dict[str, object]]:
+def filled(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> tuple[str, dict[str, pl.DataFrame | None]]:
     tmp = tmp_path_factory.mktemp("bulk-reports")
     inbox = tmp / "inbox"
     shutil.copytree(ROOT / "examples" / "inbox", inbox / "ajusc")
@@ -58,7 +59,7 @@ def filled(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> tuple
     return url, fill_warehouse(url, inbox, as_of)
 
 
-def test_bulk_reports_equal_reports_read_one_by_one(filled: tuple[str, dict[str, object]]) -> None:
+def test_bulk_reports_equal_reports_read_one_by_one(filled: tuple[str, dict[str, pl.DataFrame | None]]) -> None:
     url, progress = filled
     db = warehouse.get_engine(url)
     seen = 0
@@ -66,22 +67,22 @@ def test_bulk_reports_equal_reports_read_one_by_one(filled: tuple[str, dict[str,
         ids = warehouse.history(db, fed).competitions.get_column("competition_id").to_list()
         assert ids, fed
         prog = progress.get(fed)
-        bulk = reports_from_warehouse(db, fed, [*ids, "no-such-competition"], prog)  # type: ignore[arg-type]
+        bulk = reports_from_warehouse(db, fed, [*ids, "no-such-competition"], prog)
         assert [r.competition_id for r in bulk] == ids
         for report in bulk:
-            single = report_from_warehouse(db, report.competition_id, fed, prog)  # type: ignore[arg-type]
+            single = report_from_warehouse(db, report.competition_id, fed, prog)
             assert single is not None
             for fmt in ("markdown", "html"):
                 assert validations.render_report(report, fmt=fmt) == validations.render_report(single, fmt=fmt)
             seen += 1
     fide = reports_from_warehouse(db, "fide", warehouse.history(db, "fide").competitions
-                                  .get_column("competition_id").to_list(), progress["fide"])  # type: ignore[arg-type]
+                                  .get_column("competition_id").to_list(), progress["fide"])
     assert any(r.progress is not None and r.progress.height for r in fide)   # the progress path is exercised
     assert any(r.excluded_games for r in fide)
     assert seen >= 6
 
 
-def test_bulk_reads_take_a_few_queries_per_batch_not_per_competition(filled: tuple[str, dict[str, object]]) -> None:
+def test_bulk_reads_take_a_few_queries_per_batch_not_per_competition(filled: tuple[str, dict[str, pl.DataFrame | None]]) -> None:
     import sqlalchemy as sa
 
     url, _ = filled

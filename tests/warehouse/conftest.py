@@ -26,12 +26,10 @@ from formats.schema import (
     conform,
     empty,
 )
-from tests.conftest import SHARED, shared_path
+from tests.conftest import SHARED, require_postgres, shared_path
 from warehouse import LoadBatch, get_engine
 from warehouse.testing import (
-    postgres_required,
     postgres_server_url,
-    postgres_unavailable_reason,
     temporary_postgres_database,
     truncate_postgres,
 )
@@ -46,13 +44,8 @@ FIDE_PERIODS = SHARED_DATA / "fide" / "published_periods"
 @pytest.fixture(scope="session")
 def pg_server_url() -> str:
     """The PostgreSQL server URL, or a skip (a failure under RATINGS_REQUIRE_POSTGRES=1)."""
-    url = postgres_server_url()
-    reason = postgres_unavailable_reason(url)
-    if reason is not None:
-        if postgres_required():
-            pytest.fail(f"RATINGS_REQUIRE_POSTGRES=1 but {reason}")
-        pytest.skip(reason)
-    return url
+    require_postgres()
+    return postgres_server_url()
 
 
 @pytest.fixture(scope="session")

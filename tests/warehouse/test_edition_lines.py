@@ -1,4 +1,4 @@
-"""Editions stored as their changes read back exactly as published (issue 11).
+"""Editions stored as their changes read back exactly as published.
 
 ``warehouse.editions`` stores an edition as the lines that changed since the edition
 before it in its list (ranks and order derived on read), or in full when its ranks or

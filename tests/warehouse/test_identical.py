@@ -25,7 +25,8 @@ def _run(engine: Engine, generated: LoadBatch, tiny: Callable[..., LoadBatch]) -
     load_batch(engine, tiny())
     corrected = _derived(tiny("ajusc-open-corrected.results.csv"))
     # Awkward doubles and text: full precision, quotes, commas and newlines must survive COPY.
-    changes = corrected.changes.with_columns(  # type: ignore[union-attr]
+    assert corrected.changes is not None
+    changes = corrected.changes.with_columns(
         expected=pl.Series([1 / 3, 2 / 3, 0.1 + 0.2, 1e-300, -0.0, 123456789.123456789]),
     )
     players = corrected.players.with_columns(

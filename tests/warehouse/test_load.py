@@ -205,7 +205,7 @@ def test_derived_tables_replaced_per_federation(engine: Engine, tiny_batch: Call
     load_batch(engine, batch)  # a re-run with the same rating run: identical rows, keys included
     again = table_rows(engine)
     # ... and a pending publication for the re-rate (load 0), which the publish step clears
-    # at its end (issue 9, tasks/recover.py): no other row differs.
+    # at its end (tasks/recover.py): no other row differs.
     assert again.pop("pending_publications") == sorted([*once.pop("pending_publications"), ("ajusc", 0)])
     assert again == once
 

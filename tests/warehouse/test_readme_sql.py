@@ -25,7 +25,8 @@ def test_readme_sql_answers(engine: Engine, tiny_batch: Callable[..., LoadBatch]
     load_batch(engine, tiny_batch())
     batch = _derived(tiny_batch("ajusc-open-corrected.results.csv"))
     load_batch(engine, batch)
-    ranked = batch.ratings.select("federation", "player_id", "rating").with_columns(  # type: ignore[union-attr]
+    assert batch.ratings is not None
+    ranked = batch.ratings.select("federation", "player_id", "rating").with_columns(
         rank=pl.int_range(1, 7, dtype=pl.Int64)
     )
     publish_list(engine, "ajusc", ranked, as_of=dt.date(2025, 10, 1))

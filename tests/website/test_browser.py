@@ -18,6 +18,7 @@ import polars as pl
 import pytest
 
 import warehouse
+from tests.conftest import require_browser
 from tests.website.conftest import FED, PATH_ID, SCRIPT_NAME, SmallSeason
 from website import page_name
 
@@ -26,17 +27,9 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--no-first-run", "--disable-sync"]
 
 
-def _browser_required() -> bool:
-    return os.environ.get("RATINGS_REQUIRE_BROWSER", "") not in ("", "0", "false", "no")
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.is_file():
-        reason = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-        if _browser_required():
-            pytest.fail(f"browser required (RATINGS_REQUIRE_BROWSER=1) but {reason}")
-        pytest.skip(reason)
+    require_browser(CHROMIUM.is_file(), f"no Chromium at {CHROMIUM} (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -57,7 +50,11 @@ class Watched:
                 if m.type in ("error", "warning") else None)
         page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
         page.on("request", lambda r: self.requests.append(r.url))
-        page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        page.on("dialog", self._dismiss)
+
+    def _dismiss(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
 
     def check(self) -> None:
         assert self.errors == []

@@ -1,4 +1,4 @@
-"""What a site generation keeps of the warehouse for the next one (``website.frames``, issue 11):
+"""What a site generation keeps of the warehouse for the next one (``website.frames``):
 the frames it gives are always the warehouse's, and it reads only what changed."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
+from sqlalchemy import Engine
 
 import warehouse
 import warehouse.load
@@ -28,13 +29,13 @@ class _Reads:
         self.changes: list[int] = []
         lines, changes = queries.site_lines, queries.site_changes
 
-        def spy_lines(engine: object, federation: str, *, lists: tuple[int, int] | None = None) -> pl.DataFrame:
+        def spy_lines(engine: Engine, federation: str, *, lists: tuple[int, int] | None = None) -> pl.DataFrame:
             self.lines.append(lists)
-            return lines(engine, federation, lists=lists)  # type: ignore[arg-type]
+            return lines(engine, federation, lists=lists)
 
-        def spy_changes(engine: object, federation: str, *, from_seq: int = 0) -> pl.DataFrame:
+        def spy_changes(engine: Engine, federation: str, *, from_seq: int = 0) -> pl.DataFrame:
             self.changes.append(from_seq)
-            return changes(engine, federation, from_seq=from_seq)  # type: ignore[arg-type]
+            return changes(engine, federation, from_seq=from_seq)
 
         monkeypatch.setattr(queries, "site_lines", spy_lines)
         monkeypatch.setattr(queries, "site_changes", spy_changes)
@@ -44,10 +45,10 @@ class _Reads:
         self.changes.clear()
 
 
-def _assert_true_to(db: object, out: Path) -> None:
+def _assert_true_to(db: Engine, out: Path) -> None:
     """The frames the module gives (and so the ones it keeps) are the warehouse's, row for row."""
-    assert_frame_equal(frames.lines(db, FED, out), queries.site_lines(db, FED))  # type: ignore[arg-type]
-    assert_frame_equal(frames.changes(db, FED, out), queries.site_changes(db, FED))  # type: ignore[arg-type]
+    assert_frame_equal(frames.lines(db, FED, out), queries.site_lines(db, FED))
+    assert_frame_equal(frames.changes(db, FED, out), queries.site_changes(db, FED))
 
 
 def test_each_night_reads_only_the_new_editions_and_the_changes_from_the_first_block_moved(

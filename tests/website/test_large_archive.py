@@ -1,15 +1,17 @@
-"""Large-archive mode (issue 11): beyond ``FULL_LINES`` lines of full lists, only the recent
+"""Large-archive mode: beyond ``FULL_LINES`` lines of full lists, only the recent
 editions are full lists; older editions show their changes, cards the player's own lines."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from datetime import date
 from pathlib import Path
 
 import polars as pl
 import pytest
 import sqlalchemy as sa
+from sqlalchemy import Engine
 
 import warehouse
 import website
@@ -102,7 +104,7 @@ def test_own_lines_from_changes_and_full_editions() -> None:
     ]
 
 
-# ------------------------------------------------------------------ night after night (issue 11)
+# ------------------------------------------------------------------ night after night
 def _tree(root: Path) -> dict[str, bytes]:
     """Every file of a site folder but the frames kept for the next generation (their rows are
     checked in ``test_frames.py``; their bytes may follow how polars chunked them)."""
@@ -211,9 +213,9 @@ def test_a_night_that_rewrites_some_games_reads_and_renders_only_those_cards(
     read: list[object] = []
     original = warehouse.site.site_explanations
 
-    def spy(engine: object, federation: str, players: object = None) -> pl.DataFrame:
+    def spy(engine: Engine, federation: str, players: Collection[str] | None = None) -> pl.DataFrame:
         read.append(players)
-        return original(engine, federation, players)  # type: ignore[arg-type]
+        return original(engine, federation, players)
 
     monkeypatch.setattr(warehouse.site, "site_explanations", spy)
     website.build_site(db, kept, generated=date(2026, 1, 1))
