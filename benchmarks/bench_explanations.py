@@ -40,8 +40,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import engine
 import warehouse
 from flows.config import federation_config
+from warehouse._load_derived import _block_digests
 from warehouse.bulk import insert_frame
-from warehouse.load import DERIVED_BLOCK, _block_digests
+from warehouse.load import DERIVED_BLOCK
 from warehouse.models import Explanation
 from warehouse.site import site_explained_from, site_explanations
 

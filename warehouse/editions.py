@@ -29,9 +29,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from formats.schema import RATING_LIST_SCHEMA, conform, empty
+from warehouse._load_contract import _own
+from warehouse._load_players import register_federation
 from warehouse.bulk import frame_sha256, insert_frame, next_id, read_frame
 from warehouse.db import write_transaction
-from warehouse.load import _own, register_federation
 from warehouse.models import EditionCorrection, LedgerEntry, RatingList, RatingListLine, SeedEntry
 
 __all__ = [
