@@ -68,6 +68,9 @@ class CompetitionReport:
     end_date: date | None = None      #: last day
     games: int | None = None          #: games read (shown in the header when known)
     excluded_games: int | None = None  #: games left out of the rating
+    #: Byes read (rows of the file with one player, which are no game): said beside ``games``,
+    #: so that a file of N result rows whose count of games is lower reads as it should.
+    byes: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)  #: further header lines (label -> value)
     #: FIDE: unrated players' progress toward an initial rating
     #: (:func:`validations.fide.initial_rating_progress`), listed when given.
@@ -194,6 +197,7 @@ def build_report(
     games: pl.DataFrame | None = None,
     players: pl.DataFrame | None = None,
     progress: pl.DataFrame | None = None,
+    byes: pl.DataFrame | None = None,
 ) -> CompetitionReport:
     """Assemble the report of ``competition_id`` from a validation's frames.
 
@@ -211,6 +215,9 @@ def build_report(
     progress
         FIDE: :func:`validations.fide.initial_rating_progress` over the history;
         the rows of this competition's players (needs ``games``) are shown.
+    byes
+        The batch's byes (``formats.schema.BYES_SCHEMA``, any competitions; filtered here), counted
+        beside the games.
 
     Raises
     ------
@@ -246,6 +253,7 @@ def build_report(
         changes=own_changes if status != "rejected" else own_changes.clear(),
         start_date=row.get("start_date"), end_date=row.get("end_date"),
         games=n_games, excluded_games=n_excluded,
+        byes=None if byes is None else byes.filter(pl.col("competition_id") == competition_id).height,
     )
 
 
@@ -370,6 +378,8 @@ def _header(report: CompetitionReport) -> list[tuple[str, str]]:
         games = str(report.games)
         if report.excluded_games:
             games += f" ({report.excluded_games} not rated)"
+        if report.byes:
+            games += " (and 1 bye, not a game)" if report.byes == 1 else f" (and {report.byes} byes, not games)"
         lines.append(("Games", games))
     lines.extend((str(k), str(v)) for k, v in report.extra.items())
     return lines
