@@ -590,7 +590,7 @@ def _markdown(report: CompetitionReport, warn_limit: int | None = WARN_LIMIT, pa
 
 
 # ------------------------------------------------------------------ html
-#: The HTML report's template and style sheet, package files beside this module (issue 13).
+#: The HTML report's template and style sheet, package files beside this module (not strings in it).
 _TEMPLATE_FILE, _CSS_FILE = "report.html", "report.css"
 
 
@@ -719,7 +719,7 @@ def write_report(report: CompetitionReport, folder: Path, *, sync: bool = True) 
     """
     from formats.safety import atomic_write_text, path_inside
 
-    # Ids and federation come from the file: never a path outside ``folder`` (issue 9);
+    # Ids and federation come from the file: never a path outside ``folder``;
     # written atomically, so a run killed mid-write leaves no half report.
     safe = report_name(report.competition_id)
     target = path_inside(folder, report.federation or "unknown")
@@ -827,7 +827,7 @@ def file_outcomes(
     found = _conform(findings, FINDINGS_SCHEMA)
     rules_for_status = {"rejected": "reject", "held": "hold", "accepted_with_exclusions": "exclude"}
     # One group_by each instead of a filter per file and competition: a migration night
-    # brings thousands of files (issue 11).
+    # brings thousands of files.
     by_competition: dict[tuple[object, object], list[str]] = {
         (cid, severity): rules
         for cid, severity, rules in found.filter(pl.col("competition_id").is_not_null())

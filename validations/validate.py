@@ -26,7 +26,7 @@ class Validation:
 
 
 #: Rows Great Expectations checks at once. Its pandas engine holds several copies of a table
-#: and of every unexpected row: a 1M-game batch took 11 GB in one suite run (issue 11).
+#: and of every unexpected row, so a batch of a million games is checked in chunks.
 CHUNK_ROWS = 200_000
 
 
