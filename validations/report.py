@@ -825,7 +825,6 @@ def file_outcomes(
     {'a.trf': 'rejected (fide.online)', 'b.html': 'unreadable: rejected (format.unknown)', 'list.txt': 'ignored: a rating list, imported with `ratings seed`'}
     """
     found = _conform(findings, FINDINGS_SCHEMA)
-    rules_for_status = {"rejected": "reject", "held": "hold", "accepted_with_exclusions": "exclude"}
     # One group_by each instead of a filter per file and competition: a migration night
     # brings thousands of files.
     by_competition: dict[tuple[object, object], list[str]] = {
@@ -837,14 +836,7 @@ def file_outcomes(
         found.filter(pl.col("competition_id").is_null() & (pl.col("severity") == "reject"))
         .group_by("source").agg(pl.col("rule").unique().sort()).iter_rows()
     )
-    comps_of: dict[str, list[tuple[object, object]]] = {}
-    if "source" in competitions.columns:
-        for source_, fed_, cid_ in competitions.select(
-            "source",
-            pl.col("federation") if "federation" in competitions.columns else pl.lit(None).alias("federation"),
-            pl.col("competition_id") if "competition_id" in competitions.columns else pl.lit(None).alias("c"),
-        ).iter_rows():
-            comps_of.setdefault(str(source_), []).append((fed_, cid_))
+    comps_of = _competitions_by_file(competitions)
     out: dict[str, str] = {}
     for row in files.select(
         pl.col("source"),
@@ -854,13 +846,7 @@ def file_outcomes(
         source, fed = str(row["source"]), row["federation"]
         mine = comps_of.get(source, [])
         if mine:
-            parts: dict[str, set[str]] = {}
-            for comp_fed, cid in mine:
-                status = statuses.get(str(comp_fed or fed), {}).get(str(cid), "pending")
-                rules = by_competition.get((cid, rules_for_status.get(status, "-")), [])
-                parts.setdefault(status, set()).update(rules)
-            texts = [f"{status} ({', '.join(sorted(rules))})" if rules else status for status, rules in parts.items()]
-            out[source] = "; ".join(sorted(texts))
+            out[source] = _competitions_outcome(mine, fed, statuses, by_competition)
             continue
         file_status = next((s.get(source) for s in statuses.values() if source in s), None)
         if file_status is None:
@@ -874,6 +860,35 @@ def file_outcomes(
     for name in ignored:
         out.setdefault(name, "ignored: a rating list, imported with `ratings seed`")
     return out
+
+
+def _competitions_by_file(competitions: pl.DataFrame) -> dict[str, list[tuple[object, object]]]:
+    """File name -> the (federation, competition id) of each competition read from it."""
+    comps_of: dict[str, list[tuple[object, object]]] = {}
+    if "source" in competitions.columns:
+        for source_, fed_, cid_ in competitions.select(
+            "source",
+            pl.col("federation") if "federation" in competitions.columns else pl.lit(None).alias("federation"),
+            pl.col("competition_id") if "competition_id" in competitions.columns else pl.lit(None).alias("c"),
+        ).iter_rows():
+            comps_of.setdefault(str(source_), []).append((fed_, cid_))
+    return comps_of
+
+
+#: The severity of the findings that explain a report status.
+_RULES_FOR_STATUS = {"rejected": "reject", "held": "hold", "accepted_with_exclusions": "exclude"}
+
+
+def _competitions_outcome(mine: list[tuple[object, object]], fed: object, statuses: Mapping[str, Mapping[str, str]],
+                          by_competition: Mapping[tuple[object, object], list[str]]) -> str:
+    """The outcome of a file that holds competitions: each status once, with the rules behind it."""
+    parts: dict[str, set[str]] = {}
+    for comp_fed, cid in mine:
+        status = statuses.get(str(comp_fed or fed), {}).get(str(cid), "pending")
+        rules = by_competition.get((cid, _RULES_FOR_STATUS.get(status, "-")), [])
+        parts.setdefault(status, set()).update(rules)
+    texts = [f"{status} ({', '.join(sorted(rules))})" if rules else status for status, rules in parts.items()]
+    return "; ".join(sorted(texts))
 
 
 # ------------------------------------------------------------------ nightly summary
