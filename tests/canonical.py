@@ -89,9 +89,12 @@ def folder_dump(root: Path, label: str, folders: dict[str, str]) -> dict[str, st
     out: dict[str, str] = {}
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         data = path.read_bytes()
-        if path.name == ".pages.json":   # the site's manifest: its "code" is a hash of website/*.py
+        if path.name == ".pages.json":
+            # The site's manifest: its "code" is a hash of website/*.py, and each page's digest of
+            # its inputs starts from that hash, so only the pages' names are compared.
             manifest = json.loads(data)
             manifest.pop("code", None)
+            manifest["pages"] = sorted(manifest.get("pages", {}))
             data = json.dumps(manifest, sort_keys=True).encode("utf-8")
         try:
             digest = _digest(_clean(data.decode("utf-8"), folders))

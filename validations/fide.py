@@ -141,6 +141,20 @@ def initial_rating_progress(
     """
     edition = rules_in_force(as_of)
     window_start = _months_before(as_of, edition.window_months)
+    g = _dated_games(games, competitions)
+    known = rated_players("fide", ratings, players).select("player_id", "rating")
+    rated_ids = set(known.filter(pl.col("rating").is_not_null()).get_column("player_id").to_list())
+    per_event = _events_vs_rated(g, rated_ids, window_start, as_of)
+    rows = [_progress_row(player_id, events, edition, window_start, as_of)
+            for (player_id,), events in per_event.group_by("player_id", maintain_order=True)]
+    if not rows:
+        return pl.DataFrame(schema=PROGRESS_SCHEMA)
+    return pl.DataFrame(rows, schema=PROGRESS_SCHEMA).sort("player_id")
+
+
+def _dated_games(games: pl.DataFrame, competitions: pl.DataFrame | None) -> pl.DataFrame:
+    """The played, rated games, each with its day (``_day``: its competition's end date, else its
+    own ``date``; null when neither is known)."""
     g = safe_conform(games, {**GAMES_SCHEMA, **({"date": pl.Date()} if "date" in games.columns else {})})
     if "rated" in games.columns and games.height:
         g = g.with_columns(games.get_column("rated").fill_null(True).alias("_rated")).filter(pl.col("_rated"))
@@ -156,9 +170,12 @@ def initial_rating_progress(
         g = g.with_columns(pl.col("date").alias("_day"))
     else:
         g = g.with_columns(pl.lit(None, pl.Date()).alias("_day"))
-    known = rated_players("fide", ratings, players).select("player_id", "rating")
-    rated_ids = set(known.filter(pl.col("rating").is_not_null()).get_column("player_id").to_list())
+    return g
 
+
+def _events_vs_rated(g: pl.DataFrame, rated_ids: set[str], window_start: date, as_of: date) -> pl.DataFrame:
+    """Each unrated player's events in the window: games, distinct opponents and points against
+    rated opponents, by player and day."""
     sides = pl.concat([
         g.select("competition_id", "_day", pl.col("player_a").alias("player_id"),
                  pl.col("player_b").alias("opponent_id"), pl.col("score_a").alias("score")),
@@ -167,48 +184,48 @@ def initial_rating_progress(
     ]).filter(pl.col("player_id").is_not_null() & ~pl.col("player_id").is_in(list(rated_ids)))
     sides = sides.filter(pl.col("_day").is_null() | ((pl.col("_day") >= window_start) & (pl.col("_day") <= as_of)))
     vs_rated = sides.with_columns(pl.col("opponent_id").is_in(list(rated_ids)).alias("_opp_rated"))
-    per_event = vs_rated.group_by("player_id", "competition_id").agg(
+    return vs_rated.group_by("player_id", "competition_id").agg(
         pl.col("_day").min(),
         pl.col("_opp_rated").sum().cast(pl.Int64).alias("games"),
         pl.col("opponent_id").filter(pl.col("_opp_rated")).n_unique().cast(pl.Int64).alias("opponents"),
         pl.col("score").filter(pl.col("_opp_rated")).sum().cast(pl.Float64).alias("points"),
     ).sort("player_id", "_day", "competition_id", nulls_last=True)
 
-    rows = []
-    for (player_id,), events in per_event.group_by("player_id", maintain_order=True):
-        counted: list[dict[str, Any]] = []
-        labels: list[str] = []
-        skipped = 0
-        for ev in events.iter_rows(named=True):
-            labels.append(f"{ev['competition_id']}: {ev['opponents']}")
-            if ev["opponents"] < edition.min_rated_opponents:
-                skipped += 1
-                continue
-            if (not counted and edition.zero_first_event_disregarded and ev["games"] > 0
-                    and ev["points"] == 0):
-                skipped += 1
-                continue
-            counted.append(ev)
-        n_games = sum(ev["games"] for ev in counted)
-        points = sum(ev["points"] for ev in counted)
-        first = counted[0] if counted else None
-        eligible = n_games >= edition.min_games and first is not None and first["points"] > 0
-        if eligible:
-            status = f"requirement met ({n_games} games against rated opponents)"
-        else:
-            status = f"needs {max(edition.min_games - n_games, 0)} more game(s) against rated opponents"
-            if first is None:
-                status = (f"no counted event yet (an event counts with at least "
-                          f"{edition.min_rated_opponents} rated opponent(s) and, if it is the first, "
-                          f"at least one point); {status}")
-        rows.append({
-            "player_id": player_id, "rule_set": edition.name, "window_start": window_start,
-            "window_end": as_of, "events": len(counted), "events_not_counted": skipped,
-            "games_vs_rated": n_games, "games_needed": edition.min_games, "points_vs_rated": points,
-            "first_event": first["competition_id"] if first else None,
-            "first_event_points": first["points"] if first else None,
-            "rated_opponents_per_event": ", ".join(labels), "eligible": eligible, "status": status,
-        })
-    if not rows:
-        return pl.DataFrame(schema=PROGRESS_SCHEMA)
-    return pl.DataFrame(rows, schema=PROGRESS_SCHEMA).sort("player_id")
+
+def _progress_row(player_id: object, events: pl.DataFrame, edition: InitialRatingRules, window_start: date,
+                  as_of: date) -> dict[str, Any]:
+    """One player's progress: the events that count (enough rated opponents; a first event
+    without a point is disregarded where the edition says so) and what is still needed."""
+    counted: list[dict[str, Any]] = []
+    labels: list[str] = []
+    skipped = 0
+    for ev in events.iter_rows(named=True):
+        labels.append(f"{ev['competition_id']}: {ev['opponents']}")
+        if ev["opponents"] < edition.min_rated_opponents:
+            skipped += 1
+            continue
+        if (not counted and edition.zero_first_event_disregarded and ev["games"] > 0
+                and ev["points"] == 0):
+            skipped += 1
+            continue
+        counted.append(ev)
+    n_games = sum(ev["games"] for ev in counted)
+    points = sum(ev["points"] for ev in counted)
+    first = counted[0] if counted else None
+    eligible = n_games >= edition.min_games and first is not None and first["points"] > 0
+    if eligible:
+        status = f"requirement met ({n_games} games against rated opponents)"
+    else:
+        status = f"needs {max(edition.min_games - n_games, 0)} more game(s) against rated opponents"
+        if first is None:
+            status = (f"no counted event yet (an event counts with at least "
+                      f"{edition.min_rated_opponents} rated opponent(s) and, if it is the first, "
+                      f"at least one point); {status}")
+    return {
+        "player_id": player_id, "rule_set": edition.name, "window_start": window_start,
+        "window_end": as_of, "events": len(counted), "events_not_counted": skipped,
+        "games_vs_rated": n_games, "games_needed": edition.min_games, "points_vs_rated": points,
+        "first_event": first["competition_id"] if first else None,
+        "first_event_points": first["points"] if first else None,
+        "rated_opponents_per_event": ", ".join(labels), "eligible": eligible, "status": status,
+    }

@@ -26,7 +26,7 @@ class Validation:
 
 
 #: Rows Great Expectations checks at once. Its pandas engine holds several copies of a table
-#: and of every unexpected row: a 1M-game batch took 11 GB in one suite run (issue 11).
+#: and of every unexpected row, so a batch of a million games is checked in chunks.
 CHUNK_ROWS = 200_000
 
 
@@ -144,8 +144,17 @@ def validate(
     dates = start_dates(competitions)
     editions = {cid: edition_of(rule_set, day) for cid, day in dates.items()}
     index = _rule_index(rule_set, set(dates.values()) | {None})
-    sources = {cid: src for cid, src in tables.competitions.select("competition_id", "source").iter_rows()}
+    rows, excluded = _run_rules(tables, index, editions, rule_set, federation, gx_root)
+    return _outcome(competitions, games, tables, _findings_frame(rows), excluded)
 
+
+def _run_rules(
+    tables: Tables, index: dict[tuple[str, date | None], dict[str, Rule]], editions: dict[Any, date | None],
+    rule_set: str, federation: str, gx_root: Path | None,
+) -> tuple[list[dict[str, Any]], set[int]]:
+    """Every rule of ``index`` run over its table's rows of its edition: one finding row per
+    unexpected row, and the ``row_id`` of each game a rule excludes."""
+    sources = {cid: src for cid, src in tables.competitions.select("competition_id", "source").iter_rows()}
     rows: list[dict[str, Any]] = []
     excluded: set[int] = set()
     for (table_name, edition), by_id in sorted(index.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
@@ -169,7 +178,6 @@ def validate(
                 )
             for row in failing.iter_rows(named=True):
                 cid = row.get("competition_id")
-                line = row.get("source_line")
                 rows.append({
                     "federation": federation,
                     "competition_id": cid,
@@ -177,13 +185,17 @@ def validate(
                     "severity": rule.severity,
                     "message": rule.render_message(row),
                     "source": sources.get(cid),
-                    "line": line,
+                    "line": row.get("source_line"),
                     "field": rule.field,
                 })
                 if rule.severity == "exclude" and table_name == "games":
                     excluded.add(int(row["row_id"]))
+    return rows, excluded
 
-    findings = _findings_frame(rows)
+
+def _outcome(competitions: pl.DataFrame, games: pl.DataFrame, tables: Tables, findings: pl.DataFrame,
+             excluded: set[int]) -> Validation:
+    """Each competition's status and each game's ``rated``, from the findings."""
     rejected = set(findings.filter(pl.col("severity") == "reject")["competition_id"].drop_nulls().to_list())
     held = set(findings.filter(pl.col("severity") == "hold")["competition_id"].drop_nulls().to_list())
     # Held: loaded, not rated until the rating officer approves it (its games keep

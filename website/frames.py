@@ -1,9 +1,8 @@
-"""The warehouse frames a site generation read, kept in the site folder for the next one (issue 11).
+"""The warehouse frames a site generation read, kept in the site folder for the next one.
 
 A generation reads every line the federation's editions stored and every rating change, to
 find what changed since the last one: on a 1M-game archive, 280,000 lines and 180,000
-changes, about 2 s of a night's site, though a night adds 50 editions and rewrites only the
-tail of the changes. Both can be told apart without reading them:
+changes, though a night adds 50 editions and rewrites only the tail of the changes. Both can be told apart without reading them:
 
 - **lines**: a published edition is never changed (the warehouse's triggers refuse it), and
   each carries the checksum of its content. The lines of the editions kept are reused when

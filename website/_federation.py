@@ -1,0 +1,146 @@
+"""One federation's pages: its editions, its cards and its competitions, the archive and the overview.
+
+Everything that needs polars is prepared in this process (:class:`website._context._Pages`); the
+pages themselves are rendered by jobs, in forked workers for a large federation.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from warehouse import site as queries
+from website._cards import _plan_cards, render_card
+from website._context import _Pages, shown
+from website._editions import (
+    _ranks_script,
+    _write_archive,
+    _write_overview,
+    render_edition,
+    render_in_full,
+)
+from website._manifest import _digest
+from website._reading import _Federation
+from website._rows import _Grouped
+from website._writer import _CHUNK, SiteResult, _Clock, _each, _run_jobs, _Writer
+from website.fragments import GAME_COLUMNS, change_rows
+
+if TYPE_CHECKING:  # the warehouse's engine type; SQLAlchemy itself stays in warehouse/
+    from sqlalchemy.engine import Engine
+
+#: A finding's place on a competition's page: rejections first, then exclusions, then warnings.
+_SEVERITY_ORDER = {"reject": 0, "exclude": 1, "warn": 2}
+
+
+def render_competition(pages: _Pages, item: tuple[dict[str, Any], str]) -> None:
+    """Write a competition's page (the organiser's report and the changes it produced), ``item``:
+    the competition and its key."""
+    comp, key = item
+    cid = comp["competition_id"]
+    changes = sorted(pages.fed.changes_by_competition.get(cid, []), key=lambda c: -(c["rating_after"] or 0))
+    has_period = any(c["period"] for c in changes)
+    findings = sorted(pages.fed.findings.get(cid, []),
+                      key=lambda f: (_SEVERITY_ORDER.get(f["severity"] or "", 3), f["line"] is None, f["line"] or 0))
+    severities = {f["severity"] for f in findings}
+    status = comp["status"]
+    if status == "accepted" and "exclude" in severities:
+        status = "accepted_with_exclusions"
+    competition_page, common, names_deep = pages.competition_page, pages.common, pages.names_deep
+    pages.writer.write_keyed(
+        pages.competition_path(comp), key,
+        lambda: competition_page.render(
+            root="../../", **common, comp=shown(comp), status=status, findings=findings, changes=bool(changes),
+            has_period=has_period, change_rows=change_rows(changes, names_deep, period=has_period)))
+
+
+def _chunks(items: Sequence[Any], render: Callable[[Any], None]) -> list[Callable[[], None]]:
+    return [functools.partial(_each, render, items[i:i + _CHUNK]) for i in range(0, len(items), _CHUNK)]
+
+
+def _plan(pages: _Pages, engine: Engine, previous: Mapping[str, Any] | None, clock: _Clock,
+          ) -> tuple[list[Callable[[], None]], dict[str, Any]]:
+    """Render the full editions' pages whose key changed, and return the jobs that render the other
+    pages whose key changed (their rows made, for the workers to use without polars), and the
+    federation's state for the next generation."""
+    fed, writer = pages.fed, pages.writer
+    latest = pages.latest
+    wanted = [(e, as_list, key)
+              for e, as_list in [*((e, False) for e in pages.editions), *([(latest, True)] if latest is not None else [])]
+              if not writer.stands(pages.edition_path(e, as_list), key := pages.edition_key(e, as_list))]
+    rendered = render_in_full(pages, wanted)
+    jobs: list[Callable[[], None]] = [functools.partial(render_edition, pages, e, key, as_list=as_list)
+                                      for e, as_list, key in wanted if (e["index"], as_list) not in rendered]
+    outcomes = [(c, key) for c in fed.competitions
+                if not writer.stands(pages.competition_path(c), key := pages.competition_key(c))]
+    to_render, state = _plan_cards(fed, engine, previous, writer, _digest(sorted(pages.player_names.items())),
+                                   pages.player_ids, lambda pid: (pages.card_page(pid), pages.base_key(pid)))
+    clock.lap("plan")
+    _read_explanations(pages, engine, to_render)
+    clock.lap("read")
+    # The jobs' rows, made before the workers are forked (they use no polars): only those of the pages
+    # rendered, a fraction of the archive on a night.
+    left = [e["index"] for e, as_list, _ in wanted if (e["index"], as_list) not in rendered]
+    pages.slices.only(left)
+    if pages.changed_on is not None:
+        pages.changed_on.only(left)
+    for rows in (pages.history, fed.changes):
+        rows.only(to_render)
+    for rows in (fed.changes_by_competition, fed.findings):
+        rows.only(c["competition_id"] for c, _ in outcomes)
+    jobs += (_chunks([p for p in pages.player_ids if p in to_render], functools.partial(render_card, pages))
+             + _chunks(outcomes, functools.partial(render_competition, pages)))
+    return jobs, state
+
+
+def _read_explanations(pages: _Pages, engine: Engine, to_render: set[str]) -> None:
+    """The games of the cards to render (every card's, when that is more than half of them)."""
+    fed = pages.fed
+    # More than half the cards: one read of every row costs less than the lists of ids.
+    read = queries.site_explanations(engine, fed.federation, None if 2 * len(to_render) > len(pages.player_ids)
+                                     else to_render)
+    # One list of game tuples (GAME_COLUMNS) per player, competition and period, in rating order:
+    # grouped by polars, the tuples made only when a card asks (in the worker that renders it).
+    fed.explanations = _Grouped(read, ["player_id", "competition_id", "period"], GAME_COLUMNS)
+    pages.last_explained = dict(read.group_by("player_id").agg(pl.col("seq").max()).iter_rows())
+
+
+def _render_federation(
+    fed: _Federation, writer: _Writer, out: Path, result: SiteResult, workers: int, engine: Engine,
+    previous: Mapping[str, Any] | None, parallel_from: int,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Render one federation's pages. Everything that needs polars is prepared here, in this
+    process; the pages themselves are rendered by jobs, in forked workers when ``workers`` > 1
+    and the federation has at least ``parallel_from`` cards (``website.build.PARALLEL_FROM``).
+    Returns what the index shows of the federation, and its state for the next generation."""
+    clock = _Clock(result)
+    pages = _Pages(fed, writer)
+    clock.lap("prepare")
+    pages.plan_keys()
+    clock.lap("keys")
+    jobs, state = _plan(pages, engine, previous, clock)
+    base, latest, editions, common = pages.base, pages.latest, pages.editions, pages.common
+    if pages.by_change:
+        # The cards' rank on the current edition (site.js fills it in): one file a night, not every card.
+        writer.write(f"{base}/ranks.js", _ranks_script(latest, pages.current_rows))
+    _run_jobs(jobs, writer, workers if len(pages.player_ids) >= parallel_from else 1)
+    clock.lap("pages")
+    _write_archive(fed, writer, common, editions, pages.extra_columns)
+    result.players[fed.federation] = len(pages.player_ids)
+    result.competitions[fed.federation] = len(fed.competitions)
+    root = out / base
+    result.removed += writer.prune(root / "players")
+    result.removed += writer.prune(root / "competitions")
+    result.removed += writer.prune(root / "editions")
+
+    _write_overview(fed, writer, common, latest, editions, pages.current_rows)
+    result.editions[fed.federation] = len(editions)
+    clock.lap("overview")
+
+    last = fed.last_load
+    night = [c for c in fed.competitions if last and c["load_id"] == last["load_id"]]
+    return {**common, "dir": base, "latest": latest, "editions": len(editions), "players": len(pages.player_ids),
+            "last_load": last, "night": night}, state
