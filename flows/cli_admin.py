@@ -13,6 +13,7 @@ import typer
 from flows.cli_app import (
     FederationOpt,
     WarehouseOpt,
+    _Commands,
     _engine,
     _read_engine,
     app,
@@ -21,7 +22,7 @@ from flows.exits import fail, friendly
 from flows.present import plain, shown
 from flows.progress import quiet_flow
 
-account_app = typer.Typer(help="The desk's accounts: organisers and rating officers.", no_args_is_help=True)
+account_app = typer.Typer(cls=_Commands, help="The desk's accounts: organisers and rating officers.", no_args_is_help=True)
 app.add_typer(account_app, name="account")
 
 
@@ -93,6 +94,7 @@ def account_disable(
 
 
 organiser_app = typer.Typer(
+    cls=_Commands,
     help="The organisers' addresses: who receives each report (DESIGN.md, \"Delivery and the desk\").",
     no_args_is_help=True)
 app.add_typer(organiser_app, name="organiser")

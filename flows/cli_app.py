@@ -36,12 +36,26 @@ def _use_config(ctx: typer.Context, param: typer.CallbackParam, value: str | Non
         fail(str(error))
 
 
+def _flags_take_no_value(command: typer.core.TyperCommand | TyperGroup, ctx: typer.Context) -> None:
+    """Typer's help shows a flag's type (``--help <bool>``) as if the flag took a value: a flag,
+    ``--help`` among them, shows none."""
+    for param in [*command.params, command.get_help_option(ctx)]:
+        if getattr(param, "is_flag", False) and param is not None and param.metavar is None:
+            param.metavar = ""
+
+
 class _Commands(TyperGroup):
     """Every command, whoever adds it, takes ``--config FILE`` before or after its name
     (DESIGN.md, CLI): ``ratings --config F run`` and ``ratings run --config F`` alike."""
 
+    def format_help(self, ctx, formatter):  # type: ignore[no-untyped-def]
+        _flags_take_no_value(self, ctx)
+        super().format_help(ctx, formatter)
+
     def resolve_command(self, ctx, args):  # type: ignore[no-untyped-def]
         name, command, rest = super().resolve_command(ctx, args)
+        if isinstance(command, (typer.core.TyperCommand, TyperGroup)):
+            _flags_take_no_value(command, ctx)
         kept: list[str] = []
         chosen: str | None = None
         items = iter(rest)

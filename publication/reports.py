@@ -79,7 +79,7 @@ def report_from_warehouse(
     # The rating officer's decisions on a held competition, first in the header.
     decided = validations.decision_lines(
         warehouse.decisions.decisions(db, report.federation, competition_id))
-    return replace(report, games=games.height, excluded_games=excluded, progress=own,
+    return replace(report, games=games.height, excluded_games=excluded, byes=detail.byes.height, progress=own,
                    extra={**decided, **report.extra})
 
 
@@ -102,6 +102,7 @@ def reports_from_warehouse(
     decided = by_id(records.decisions)
     players = by_id(records.players) if records.players is not None else {}
     counts = {cid: (n, x) for cid, n, x in records.games.iter_rows()}
+    byes = dict(records.byes.iter_rows())
     out = []
     for cid, row in ((c, records.competitions[c]) for c in dict.fromkeys(competition_ids)
                      if c in records.competitions):
@@ -113,7 +114,7 @@ def reports_from_warehouse(
             ids = players[key].get_column("player_id") if key in players else pl.Series([], dtype=pl.Utf8)
             own = progress.filter(pl.col("player_id").is_in(ids.unique().to_list()))
         lines = validations.decision_lines(decided.get(key))
-        out.append(replace(report, games=n_games, excluded_games=excluded, progress=own,
+        out.append(replace(report, games=n_games, excluded_games=excluded, byes=byes.get(cid, 0), progress=own,
                            extra={**lines, **report.extra}))
     return out
 

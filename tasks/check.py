@@ -100,7 +100,8 @@ def batch_reports(batch: FederationBatch, changes: pl.DataFrame) -> list[Competi
     for competition_id in batch.competitions.get_column("competition_id").to_list():
         own = changes.filter(pl.col("competition_id") == competition_id) if changes.height else None
         reports.append(build_report(batch.competitions, findings, competition_id, federation=batch.federation,
-                                    changes=own, games=batch.games, players=batch.players))
+                                    changes=own, games=batch.games, players=batch.players,
+                                    byes=batch.byes))
     if findings.height:
         loose = findings.filter(pl.col("competition_id").is_null())
         for source in sorted(set(loose.get_column("source").drop_nulls().to_list())):

@@ -22,7 +22,6 @@ from validations._report_render import STATUSES, md_escape, render_report
 from validations._report_rows import (
     CORRECTION_LIMIT,
     WARN_LIMIT,
-    _change_rows,
     _changes_with_names,
     _conform,
 )
@@ -33,9 +32,6 @@ __all__ = [
     "build_report", "decision_lines", "file_outcomes", "file_report", "md_escape", "render_report",
     "render_summary", "report_from_record", "report_name", "report_status", "sync_reports", "write_report",
 ]
-
-#: Read here by the tests, where it was before the rendering had its own module.
-_REEXPORTED = (_change_rows,)
 
 
 @dataclass(frozen=True)

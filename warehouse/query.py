@@ -347,6 +347,7 @@ class ReportRecords:
     games: pl.DataFrame  #: competition_id, games, excluded (games with ``rated`` false)
     players: pl.DataFrame | None  #: competition_id, player_id: who played (when asked for)
     decisions: pl.DataFrame  #: warehouse.decisions.DECISIONS_SCHEMA, oldest first
+    byes: pl.DataFrame  #: competition_id, byes (counted beside the games: a bye is not a game)
 
 
 #: Competitions per bulk read: bound parameters stay well under both databases' limits.
@@ -372,10 +373,12 @@ def competition_reports(
     findings: list[pl.DataFrame] = []
     changes: list[pl.DataFrame] = []
     games: list[pl.DataFrame] = []
+    byes: list[pl.DataFrame] = []
     players: list[pl.DataFrame] = []
     decided: list[Any] = []
     changes_schema: dict[str, pl.DataType] = {**RATING_CHANGES_SCHEMA, "name": pl.Utf8()}
     games_schema: dict[str, pl.DataType] = {"competition_key": pl.Int64(), "games": pl.Int64(), "excluded": pl.Int64()}
+    byes_schema: dict[str, pl.DataType] = {"competition_key": pl.Int64(), "byes": pl.Int64()}
     sides_schema: dict[str, pl.DataType] = {"competition_key": pl.Int64(), "player_id": pl.Utf8()}
     name = sa.func.coalesce(_P.name, _R.name)
     with engine.connect() as conn:
@@ -400,6 +403,11 @@ def competition_reports(
                 conn, sa.select(_G.competition_key, sa.func.count(), excluded)
                 .where(_G.competition_key.in_(keys)).group_by(_G.competition_key),
                 games_schema,
+            ))
+            byes.append(read_frame(
+                conn, sa.select(_B.competition_key, sa.func.count())
+                .where(_B.competition_key.in_(keys)).group_by(_B.competition_key),
+                byes_schema,
             ))
             if with_players:
                 sides = sa.union(
@@ -443,6 +451,8 @@ def competition_reports(
             "competition_id", pl.col("games").fill_null(0), pl.col("excluded").fill_null(0)),
         players=who,
         decisions=decisions,
+        byes=(pl.concat(byes) if byes else empty(byes_schema)).join(key_of, on="competition_key", how="inner")
+        .select("competition_id", "byes"),
     )
 
 

@@ -36,18 +36,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from warehouse import site as queries
-from website._editions import _activity
 from website._federation import _render_federation
 from website._manifest import (
-    MANIFEST,
-    MARKER,
     _fed_dir,
     _owned_files,
     _read_manifest,
     _site_folder,
     _write_manifest,
 )
-from website._reading import LEFT, _own_lines, _read
+from website._reading import _read
 from website._templates import _template
 from website._writer import SiteResult, _Writer, inside
 from website.errors import SiteError
@@ -57,9 +54,6 @@ if TYPE_CHECKING:  # the warehouse's engine type; SQLAlchemy itself stays in war
     from sqlalchemy.engine import Engine
 
 __all__ = ["STATUS_ORDER", "SiteResult", "build_site"]
-
-#: Names the tests and benchmarks read here, where they were before the package had its own modules.
-_REEXPORTED = (MANIFEST, MARKER, LEFT, _own_lines, _activity)
 
 _STATIC = Path(__file__).resolve().parent / "static"
 _STATIC_FILES = ("site.css", "site.js", "chart.umd.min.js", "LICENSE.chart.js.md")

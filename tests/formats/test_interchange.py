@@ -453,12 +453,9 @@ def _row_reader(data: bytes, name: str, federation: str | None = None) -> format
     """The exact row-by-row reader, with the vectorised path switched off."""
     from formats import interchange
 
-    saved = interchange._results_fast
-    interchange._results_fast = lambda *a, **k: None
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(interchange, "_results_fast", lambda *a, **k: None)
         return interchange.from_interchange(data, name, federation=federation)
-    finally:
-        interchange._results_fast = saved
 
 
 def _read_noting_the_path(
@@ -466,8 +463,8 @@ def _read_noting_the_path(
 ) -> tuple[formats.ReadResult, bool]:
     """``formats.read_bytes`` as the product calls it, and whether the vectorised path read it."""
     from formats import interchange
+    from formats.interchange_results import _results_fast as saved
 
-    saved = interchange._results_fast
     taken: list[bool] = []
 
     def noting(*args: Any, **kwargs: Any) -> formats.ReadResult | None:
@@ -475,13 +472,10 @@ def _read_noting_the_path(
         taken.append(result is not None)
         return result
 
-    interchange._results_fast = noting
-    threshold, interchange.FAST_PATH_MIN_ROWS = interchange.FAST_PATH_MIN_ROWS, 0  # every size takes it
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(interchange, "_results_fast", noting)
+        patch.setattr(interchange, "FAST_PATH_MIN_ROWS", 0)   # every size takes it
         read = formats.read_bytes(data, name, federation=federation)
-    finally:
-        interchange._results_fast = saved
-        interchange.FAST_PATH_MIN_ROWS = threshold
     return read, taken == [True]
 
 
@@ -497,7 +491,7 @@ def _same(a: formats.ReadResult, b: formats.ReadResult) -> None:
     ids=lambda p: p.name if p is not None else "absent",
 )
 def test_vectorised_path_equals_row_reader_on_real_files(path: Path) -> None:
-    from formats.interchange import _results_fast
+    from formats.interchange_results import _results_fast
 
     data = path.read_bytes()
     fast = formats.read_bytes(data, path.name)
@@ -600,10 +594,10 @@ def test_vectorised_path_reads_a_large_file() -> None:
 
 
 def test_small_files_skip_the_vectorised_path_and_large_ones_take_it() -> None:
-    """Issue 11: below FAST_PATH_MIN_ROWS the row reader is faster; above, the vectorised one."""
+    """Below FAST_PATH_MIN_ROWS the row reader is faster; above, the vectorised one."""
     from formats import interchange
+    from formats.interchange_results import _results_fast as saved
 
-    saved = interchange._results_fast
     calls: list[bool] = []
 
     def noting(*args: Any, **kwargs: Any) -> formats.ReadResult | None:
@@ -614,14 +608,12 @@ def test_small_files_skip_the_vectorised_path_and_large_ones_take_it() -> None:
     small = _file(*GOOD)
     large = _file(*(f"ajusc,C1,Open,2025-10-04,2025-10-05,{r % 9 + 1},{r}a,{r}b,1,played"
                     for r in range(interchange.FAST_PATH_MIN_ROWS + 1)))
-    interchange._results_fast = noting
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(interchange, "_results_fast", noting)
         read_small = formats.read_bytes(small, "s.results.csv")
         assert calls == []
         read_large = formats.read_bytes(large, "l.results.csv")
         assert calls == [True]
-    finally:
-        interchange._results_fast = saved
     _same(read_small, _row_reader(small, "s.results.csv"))
     assert read_large.games.height == interchange.FAST_PATH_MIN_ROWS + 1
 

@@ -68,6 +68,15 @@ def test_version_is_a_flag_in_help(tmp_path: Path) -> None:
     assert ratings(tmp_path, "--version").stdout.startswith("ratings ")
 
 
+@pytest.mark.parametrize("command", [(), ("run",), ("list",), ("account", "add"), ("organiser", "add")])
+def test_no_flag_shows_a_type_as_if_it_took_a_value(tmp_path: Path, command: tuple[str, ...]) -> None:
+    """``--help`` and ``--no-site`` are flags: the help shows no ``<bool>`` beside them."""
+    shown = ratings(tmp_path, *command, "--help")
+    assert shown.returncode == 0, shown.stderr
+    flags = [x for x in shown.stdout.splitlines() if "--help" in x or "--no-" in x]
+    assert flags and not [x for x in flags if "<bool>" in x], flags
+
+
 @pytest.mark.parametrize(
     "args",
     [("list", "--federation", "ajusc"), ("report", "X"), ("whatif", "--federation", "ajusc", "--exclude", "X"), ("site", "--out", "s")],

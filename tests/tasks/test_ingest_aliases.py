@@ -45,12 +45,8 @@ def test_only_the_files_an_alias_concerns_are_rewritten(tmp_path: Path) -> None:
         batch = ingest.read_inbox(inbox, set()).batches["ajusc"]
         assert sorted(rewritten) == ["B.results.csv"]
         rewritten.clear()
-        every = ingest._touched_by
-        ingest._touched_by = lambda result, keys: True
-        try:
-            reference = ingest.read_inbox(inbox, set()).batches["ajusc"]
-        finally:
-            ingest._touched_by = every
+        patch.setattr(ingest, "_touched_by", lambda result, keys: True)
+        reference = ingest.read_inbox(inbox, set()).batches["ajusc"]
         assert len(rewritten) == 5   # the old way: every file
     for name in ("competitions", "players", "games", "byes", "findings"):
         assert getattr(batch, name).equals(getattr(reference, name)), name

@@ -298,7 +298,7 @@ def test_a_large_correction_lists_the_competitions_players_first_and_counts_the_
 def test_rating_changes_are_ordered_by_the_rating_before_as_the_lists_are() -> None:
     import polars as pl
 
-    from validations.report import _change_rows
+    from validations._report_rows import _change_rows
 
     changes = pl.DataFrame({
         "player_id": ["102", "17", "20", "99", "17"],

@@ -324,7 +324,7 @@ def test_the_overview_counts_the_activity_of_each_month(small_site: Path, small_
 def test_a_month_counts_each_player_once_and_leaves_out_rejected_and_undated_competitions() -> None:
     from types import SimpleNamespace
 
-    from website.build import _activity
+    from website._editions import _activity
 
     competitions = [
         {"competition_id": "a", "end_date": date(2025, 3, 1), "status": "accepted", "games_rated": 10},

@@ -19,6 +19,8 @@ import website.build
 from tests.website.conftest import FED, SmallSeason
 from tests.website.pages import charts, list_rows
 from website import frames, page_name
+from website._manifest import MANIFEST
+from website._reading import _own_lines
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +96,7 @@ def test_own_lines_from_changes_and_full_editions() -> None:
         "position": [None, None, None, None, 1, 2, 1],
         "removed": [False, False, False, True, False, False, False],
     }), SITE_LINES_SCHEMA).with_columns((pl.col("edition") - 1).alias("ed"))
-    own = website.build._own_lines(stored)
+    own = _own_lines(stored)
     got = own.select("ed", "player_id", "rating", "change", "new", "status").rows()
     assert got == [
         (0, "a", 1500.0, None, False, "active"), (0, "b", 1400.0, None, False, "active"),
@@ -126,7 +128,7 @@ def test_a_site_generated_night_after_night_is_the_site_generated_at_once(
     for night in range(1, len(COMPETITIONS) + 1):
         build_small_season(url, night, loaded=night - 1)
         website.build_site(warehouse.get_engine(url), kept, generated=date(2026, 1, 1))
-        manifests.append(json.loads((kept / website.build.MANIFEST).read_text(encoding="utf-8"))["pages"])
+        manifests.append(json.loads((kept / MANIFEST).read_text(encoding="utf-8"))["pages"])
     fresh = tmp_path / "fresh"
     at_once = website.build_site(warehouse.get_engine(url), fresh, generated=date(2026, 1, 1))
     assert _tree(kept) == _tree(fresh)
@@ -159,13 +161,13 @@ def test_a_page_is_rendered_again_only_when_its_inputs_changed(small_season: Sma
     # A missing page is rendered again; so is every page once the manifest is gone.
     (out / FED / "competitions" / page_name("C-1")).unlink()
     assert website.build_site(db, out, generated=date(2026, 1, 1)).rendered == 5
-    (out / website.build.MANIFEST).unlink()
+    (out / MANIFEST).unlink()
     assert website.build_site(db, out, generated=date(2026, 1, 1)).rendered == first.pages
     assert card.read_bytes() == good
     # A manifest written by other code or templates counts for nothing.
-    manifest = json.loads((out / website.build.MANIFEST).read_text(encoding="utf-8"))
+    manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
     card.write_text("changed by hand", encoding="utf-8")
-    (out / website.build.MANIFEST).write_text(json.dumps({**manifest, "code": "other"}), encoding="utf-8")
+    (out / MANIFEST).write_text(json.dumps({**manifest, "code": "other"}), encoding="utf-8")
     assert website.build_site(db, out, generated=date(2026, 1, 1)).rendered == first.pages
     assert card.read_bytes() == good
 
@@ -209,7 +211,7 @@ def test_a_night_that_rewrites_some_games_reads_and_renders_only_those_cards(
     with db.connect() as conn:
         assert conn.execute(sa.text("SELECT opponent_rating FROM explanations WHERE seq = :s"),
                             {"s": last}).scalar_one() == stored["opponent_rating"][last] + 1.0
-    before = json.loads((kept / website.build.MANIFEST).read_text(encoding="utf-8"))["pages"]
+    before = json.loads((kept / MANIFEST).read_text(encoding="utf-8"))["pages"]
     read: list[object] = []
     original = warehouse.site.site_explanations
 
@@ -219,7 +221,7 @@ def test_a_night_that_rewrites_some_games_reads_and_renders_only_those_cards(
 
     monkeypatch.setattr(warehouse.site, "site_explanations", spy)
     website.build_site(db, kept, generated=date(2026, 1, 1))
-    after = json.loads((kept / website.build.MANIFEST).read_text(encoding="utf-8"))["pages"]
+    after = json.loads((kept / MANIFEST).read_text(encoding="utf-8"))["pages"]
     rendered = {p for p in after if p.startswith(f"{FED}/players/") and before.get(p) != after[p]}
     in_last_block = set(stored.slice(last - last % 5).get_column("player_id"))
     assert rendered == {f"{FED}/players/{page_name(p)}" for p in in_last_block}
