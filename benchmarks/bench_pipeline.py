@@ -126,7 +126,7 @@ def main() -> None:
 
 
 def bench_reports(url: str, federation: str, ids: list[str], tmp: Path) -> None:
-    """Organiser reports of ``ids``: one by one with an artifact each (the way up to issue 11)
+    """Organiser reports of ``ids``: one by one with an artifact each (the old way)
     against the bulk read, one compiled template and one artifact for the night."""
     from prefect.artifacts import create_markdown_artifact
     from prefect.testing.utilities import prefect_test_harness

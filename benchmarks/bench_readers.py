@@ -1,4 +1,4 @@
-"""Benchmark: how long each reader takes per small file (issue 11: a migration brings thousands).
+"""Benchmark: how long each reader takes per small file (a migration brings thousands).
 
 Reads every results file of ``../shared/data`` (real files, as the inbox groups them) and
 a set of generated small interchange files, each ``--repeat`` times after one warm-up

@@ -63,7 +63,7 @@ def _grade(rating: np.ndarray) -> list[str]:
     return out
 
 
-#: The default population at most: issue 11's federation (1M games, 50,000 players). A starting
+#: The default population at most: the large federation of the benchmarks (1M games, 50,000 players). A starting
 #: list is about half of it, within the readers' limit of 50,000 players a file (a 5M-game history
 #: at games / 20 would need a list of 137,000, which ``ratings seed`` refuses).
 MAX_PLAYERS = 50_000

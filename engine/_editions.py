@@ -295,7 +295,7 @@ def list_changes(
     is computed in full only at those points. Returns ``point`` + :data:`LINE_FIGURES` for
     each line that differs from the player's line at the point before, and each point's
     number of players. Publishing an edition per competition of a 12,000-competition
-    archive is then one pass over its changes, not 12,000 lists (issue 11);
+    archive is then one pass over its changes, not 12,000 lists;
     ``tests/engine/test_list_changes.py`` checks it against the lists one by one.
     """
     if len(points) < 2:

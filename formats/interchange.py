@@ -43,7 +43,7 @@ __all__ = [
 
 #: Results files of more rows than this try the vectorised reader first; smaller ones go
 #: straight to the row reader, faster below about 800 rows: the vectorised path's 14 polars
-#: queries cost ~5 ms a file, the row reader ~10 us a row (issue 11). Both read alike
+#: queries cost ~5 ms a file, the row reader ~10 us a row. Both read alike
 #: (tests hold them equal).
 FAST_PATH_MIN_ROWS = 800
 

@@ -221,7 +221,7 @@ def _aliases(
         fed = _federation(rec["federation"], federation)
         if fed is None or (federation is not None and fed != federation):
             # Checked against the federation it is applied to: an alias table dropped in
-            # inbox/<federation>/ may only speak of that federation's players (issue 9).
+            # inbox/<federation>/ may only speak of that federation's players.
             f.add(
                 "format.csv.unknown_federation",
                 "reject",

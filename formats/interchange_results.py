@@ -95,7 +95,7 @@ def _results_fast(
         )
     if raw.height != len(data_lines):
         return None
-    # Expressions, each step one polars query: a query costs ~0.1 ms whatever the size (issue 11).
+    # Expressions, each step one polars query: a query costs ~0.1 ms whatever the size.
     raw = raw.select(
         pl.all().str.strip_chars(),
         *(pl.lit("").alias(c) for c in RESULTS_COLUMNS if c not in raw.columns),

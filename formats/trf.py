@@ -251,7 +251,7 @@ def _admit_player(rep: _Report, p: _Player, n: int, f: Findings) -> bool:
         return False
     ids_seen = rep.ids_seen
     if p.pid in ids_seen and not p.pid.startswith(NAME_PREFIX):
-        # Two players with one FIDE id: whose games are whose cannot be known (issue 9).
+        # Two players with one FIDE id: whose games are whose cannot be known.
         f.add(
             "format.trf.duplicate_id",
             "reject",

@@ -1,4 +1,4 @@
-"""The rating officer's decisions on held competitions (issue 14).
+"""The rating officer's decisions on held competitions.
 
 A competition the eligibility rules could not settle (a Scrabble file that names
 no lexicon, a chess time control that cannot be read, a championship of mostly

@@ -2,7 +2,7 @@
 
 DESIGN.md *Publication*. AJUSC and EGF publish an edition after each rated
 competition: a migrated archive of 12,000 competitions and 50,000 players is 10^8
-full lines, of which 0.5 % differ in a figure from the edition before (issue 11).
+full lines, of which 0.5 % differ in a figure from the edition before.
 So an edition stores, in ``rating_list_lines``, only the lines whose figures (name,
 rating, games, status, category) changed since the previous edition of its list, the
 players new to the list, and a ``removed`` line for each player who left it

@@ -1,4 +1,4 @@
-"""Small read queries for the ``ratings`` commands of issue 14 (``report`` by file name,
+"""Small read queries for the ``ratings`` commands (``report`` by file name,
 list exports that name their edition)."""
 
 from __future__ import annotations

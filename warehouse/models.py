@@ -416,7 +416,7 @@ class RatingListLine(SQLModel, table=True):
     the figures (ranks to active players, ties shared; then rating, then player id), as
     every federation's list orders them. A ``full`` edition stores every line with its
     rank and ``position``, as published. The view ``rating_list_entries`` gives every
-    edition's lines in full (issue 11: an edition per competition of a 1M-game archive
+    edition's lines in full (an edition per competition of a 1M-game archive
     is 10^8 full lines, and 0.5 % of them differ from the edition before).
     """
 

@@ -217,7 +217,7 @@ def site_lines(engine: Engine, federation: str, *, lists: tuple[int, int] | None
 
     A large archive's site cannot replay every edition in full (12,700 editions of
     50,000 players: 3x10^8 lines); what changed on each edition is exactly what was
-    stored, so one query reads it all (issue 11). A ``full`` edition's lines carry their
+    stored, so one query reads it all. A ``full`` edition's lines carry their
     ``position``; a ``changes`` edition's do not.
 
     Examples

@@ -178,7 +178,7 @@ def _expected_outcomes(shared_data: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_every_real_file_in_one_inbox_gets_exactly_one_outcome_with_its_reason_issue_14(
+def test_every_real_file_in_one_inbox_gets_exactly_one_outcome_with_its_reason(
     shared_data: Path, sqlite_url: str, tmp_path: Path
 ) -> None:
     """Source: every file of ``../shared/data``, dropped as it is (subfolders kept) in one inbox."""
