@@ -139,21 +139,27 @@ def path_inside(folder: Path, *parts: str) -> Path:
     return target
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, *, fsync: bool = True) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename (atomic on POSIX)."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+    atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename (atomic on POSIX)."""
+def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename (atomic on POSIX).
+
+    A process killed half-way leaves the old file or the new one, never half of one.
+    ``fsync=False`` leaves the flush to disk to the system (thousands of reports a night):
+    a power cut may then lose the newest file, never corrupt it.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, 0o644)   # readable like the site's pages, not mkstemp's 0600
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if fsync:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except OSError as error:
         Path(tmp).unlink(missing_ok=True)

@@ -56,6 +56,27 @@ def require_browser(available: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
+#: Debian's Chromium, which Playwright drives (a browser download by ``playwright install`` cannot work here).
+CHROMIUM = Path(os.environ.get("RATINGS_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-sync"]
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """A headless Chromium for the browser tests: skips without one, fails so under
+    ``RATINGS_REQUIRE_BROWSER=1`` (CI)."""
+    require_browser(CHROMIUM.is_file(), f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
 def shared_path(*parts: str) -> Path:
     """A path under ``../shared`` (``shared_path("data", "fide", ...)``, ``shared_path("rules", ...)``).
 

@@ -78,26 +78,10 @@ def report_name(competition_id: str | None) -> str:
 
 
 def _replace_text(path: Path, text: str) -> None:
-    """``path`` replaced by ``text`` through a temporary file and a rename: a process killed
-    half-way leaves the old file or the new one, never half of one (no ``fsync``)."""
-    import os
-    import tempfile
+    """``path`` replaced by ``text`` through a temporary file and a rename, without ``fsync``."""
+    from formats.safety import atomic_write_text
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o644)   # readable like the site's pages, not mkstemp's 0600
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as error:
-        from formats.safety import disk_full
-
-        Path(tmp).unlink(missing_ok=True)
-        raise disk_full(error, path.parent) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, text, fsync=False)
 
 
 def sync_reports() -> None:

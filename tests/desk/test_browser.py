@@ -18,23 +18,14 @@ from typing import Any
 import pytest
 
 import warehouse
-from tests.conftest import require_browser
+from tests.conftest import chromium
 from tests.desk.conftest import HELD_T, PASSWORDS, SAMPLE, Installation, night
-
-CHROMIUM = Path(os.environ.get("RATINGS_CHROMIUM", "/usr/bin/chromium"))
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync"]
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    require_browser(CHROMIUM.is_file(), f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 def _page(browser: Any, base: str) -> tuple[Any, list[str]]:

@@ -18,16 +18,7 @@ import polars as pl
 
 import warehouse
 from flows.nightly import NightlyRun, nightly
-
-BOMB = b"""<?xml version="1.0"?>
-<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
-<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>
-<Tournament><Players>&lol3;</Players></Tournament>
-"""
-EXTERNAL = b"""<?xml version="1.0"?>
-<!DOCTYPE t [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>
-<Tournament><Players>&xxe;</Players></Tournament>
-"""
+from tests.reliability.inbox import BOMB, EXTERNAL
 
 
 def _statuses(run: NightlyRun, federation: str) -> dict[str, str]:

@@ -9,7 +9,6 @@ test's temporary folder (``screenshots``) for a person to look at.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
@@ -18,24 +17,15 @@ import polars as pl
 import pytest
 
 import warehouse
-from tests.conftest import require_browser
+from tests.conftest import chromium
 from tests.website.conftest import FED, PATH_ID, SCRIPT_NAME, SmallSeason
 from website import page_name
-
-CHROMIUM = Path(os.environ.get("RATINGS_CHROMIUM", "/usr/bin/chromium"))
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync"]
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    require_browser(CHROMIUM.is_file(), f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield browser
-        browser.close()
+    with chromium() as launched:
+        yield launched
 
 
 class Watched:
