@@ -190,7 +190,7 @@ PROCESS_CONTROL = {
     # Its own Great Expectations child, started through spawn(): ended when it does not answer.
     "validations/gx_process.py": {"subprocess", ".terminate"},
     # The site's pages rendered by a pool of forked workers of this process (no command).
-    "website/build.py": {"multiprocessing"},
+    "website/_writer.py": {"multiprocessing"},
 }
 _PROCESS_MODULES = {"subprocess", "signal", "multiprocessing", "pty"}
 _ENDS_A_PROCESS = {"kill", "killpg", "terminate", "send_signal", "abort"}
