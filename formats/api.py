@@ -7,32 +7,36 @@ flow which inbox entries belong together.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import polars as pl
 
 from formats import limits
-from formats._common import KNOWN_FEDERATIONS, FormatError, decode
-from formats.egd import from_egd, looks_like_egd
-from formats.interchange import from_interchange, kind_of_header
-from formats.opengotha import from_opengotha, looks_like_opengotha
-from formats.pairgoth import from_pairgoth, looks_like_pairgoth
-from formats.ratinglists import from_egd_list, looks_like_egd_list
+from formats._common import KNOWN_FEDERATIONS, FormatError
+from formats._detect import detect
+from formats._inbox import group_inbox, stand_in_bytes
+from formats.egd import from_egd
+from formats.interchange import from_interchange
+from formats.opengotha import from_opengotha
+from formats.pairgoth import from_pairgoth
+from formats.ratinglists import from_egd_list
 from formats.result import FieldValueError, ReadResult
 from formats.schema import RATINGS_SCHEMA
-from formats.swissperfect import (
-    RND_HEADER,
-    STG_HEADER,
-    from_swissperfect,
-    from_swissperfect_set,
-    stem_of,
-)
-from formats.trf import from_trf, looks_like_trf
-from formats.tsh import from_tsh, from_tsh_newt, looks_like_tsh, looks_like_tsh_newt
+from formats.swissperfect import from_swissperfect, from_swissperfect_set, stem_of
+from formats.trf import from_trf
+from formats.tsh import from_tsh, from_tsh_newt
 
-__all__ = ["READERS", "RatingsFileError", "detect", "read", "read_bytes", "read_ratings", "stand_in_bytes"]
+__all__ = [
+    "READERS",
+    "RatingsFileError",
+    "detect",
+    "group_inbox",
+    "read",
+    "read_bytes",
+    "read_ratings",
+    "stand_in_bytes",
+]
 
 Reader = Callable[..., ReadResult]
 
@@ -40,90 +44,6 @@ Reader = Callable[..., ReadResult]
 class RatingsFileError(FormatError):
     """A starting rating list cannot be read; the message lists file, line and field of each problem."""
 
-
-def _head_text(data: bytes, n: int = 4096) -> str:
-    return decode(data[:n]).text
-
-
-def detect(data: bytes, name: str) -> str | None:
-    """The format of a file, judged by its content (the extension only breaks ties).
-
-    Returns one of ``interchange-results``, ``interchange-players``,
-    ``interchange-ratings``, ``interchange-aliases``, or None when not recognised.
-
-    Examples
-    --------
-    >>> detect(b"federation,player_id,name,rating,games,as_of\\n", "list.txt")
-    'interchange-ratings'
-    >>> detect(b"\\x00\\x01", "a.csv") is None
-    True
-    """
-    parts = stem_of(name)
-    if (
-        parts is not None
-        and parts[2] in ("trn", "sco")
-        and data[:1] in (b"\x03", b"\x83", b"\x30", b"\xf5")
-    ):
-        return "swissperfect"  # a dBase table of a Swiss Perfect tournament
-    head = _head_text(data).lstrip("\ufeff")
-    first = head.splitlines()[0] if head.strip() else ""
-    for probe in _PROBES:
-        fmt = probe(head, first, name)
-        if fmt is not None:
-            return fmt
-    return None
-
-
-def _probe_interchange(head: str, first: str, name: str) -> str | None:
-    if "," not in first:
-        return None
-    kind = kind_of_header([c.strip().strip('"').lower() for c in first.split(",")])
-    return None if kind is None else f"interchange-{kind}"
-
-
-def _probe_trf(head: str, first: str, name: str) -> str | None:
-    return "trf" if looks_like_trf(head) else None
-
-
-def _probe_opengotha(head: str, first: str, name: str) -> str | None:
-    if looks_like_pairgoth(head):
-        return "pairgoth"
-    return "opengotha" if looks_like_opengotha(head) else None
-
-
-def _probe_swissperfect(head: str, first: str, name: str) -> str | None:
-    up = first.strip().upper()
-    if up.startswith((RND_HEADER, STG_HEADER)):
-        return "swissperfect"
-    if "[tournament info]" in head.lower() and (
-        "[textdump]" in head.lower()
-        or "swiss" in head.lower()
-        or (stem_of(name) or ("", 0, ""))[2] == "ini"
-    ):
-        return "swissperfect"
-    return None
-
-
-def _probe_egd(head: str, first: str, name: str) -> str | None:
-    if looks_like_egd_list(head):
-        return "egd-ratings"
-    return "egd" if looks_like_egd(head) else None
-
-
-def _probe_tsh(head: str, first: str, name: str) -> str | None:
-    if looks_like_tsh_newt(head):
-        return "tsh-newt"
-    return "tsh" if looks_like_tsh(head, name) else None
-
-
-_PROBES: list[Callable[[str, str, str], str | None]] = [
-    _probe_interchange,
-    _probe_opengotha,
-    _probe_swissperfect,
-    _probe_egd,
-    _probe_trf,
-    _probe_tsh,
-]
 
 #: Reader of each detected format: ``reader(data, name, federation=...) -> ReadResult``.
 READERS: dict[str, Reader] = {
@@ -308,66 +228,6 @@ def read(path: Path | Sequence[Path], *, federation: str | None = None) -> ReadR
         )
         return _read_set(siblings, federation)
     return read_bytes(data, path.name, federation=federation)
-
-
-def stand_in_bytes(name: str, stat: os.stat_result | None, why: str = "") -> bytes:
-    """What a file that is refused unread is known by in the load ledger (its checksum is
-    taken of these bytes): its name, size and modification time, or why it could not be read.
-
-    Two different files refused unread (two oversize files, an oversize file and an empty
-    one) then never share one checksum, so neither passes for an identical re-send of the
-    other; a file replaced under the same name (a new size or time) is read again.
-
-    Examples
-    --------
-    >>> stand_in_bytes("a.results.csv", None, "Permission denied") != stand_in_bytes("b.results.csv", None, "")
-    True
-    """
-    shape = f"{stat.st_size}:{stat.st_mtime_ns}" if stat is not None else why
-    return f"\0unread\0{name}\0{shape}".encode("utf-8", "surrogateescape")
-
-
-def group_inbox(paths: Sequence[Path]) -> list[Path | list[Path]]:
-    """Group inbox entries into what one :func:`read` call takes.
-
-    The files of one Swiss Perfect tournament (same folder, same stem:
-    ``ManaCup_25-26.ini``, ``.N.rnd``, ``.N.stg``, ``.trn``) become one list; every
-    other file stays on its own. A folder is opened: its files (recursively) are
-    grouped the same way, so a club may drop a whole tournament folder or a
-    federation a folder of result files. Hidden files (``.name``) are skipped.
-    Order: as first seen.
-
-    The nightly flow's ingest should call ``formats.read(entry)`` once per entry
-    of ``group_inbox(sorted(inbox.iterdir()))``.
-
-    Examples
-    --------
-    >>> group_inbox([Path("in/a.results.csv"), Path("in/T.1.rnd"), Path("in/T.ini"), Path("in/T.2.rnd")])
-    [PosixPath('in/a.results.csv'), [PosixPath('in/T.1.rnd'), PosixPath('in/T.2.rnd'), PosixPath('in/T.ini')]]
-    """
-    out: list[Path | list[Path]] = []
-    sets: dict[tuple[Path, str], list[Path]] = {}
-
-    def visit(p: Path) -> None:
-        if p.name.startswith("."):
-            return
-        if p.is_dir():
-            for child in sorted(p.iterdir()):
-                visit(child)
-            return
-        parts = stem_of(p.name)
-        if parts is None:
-            out.append(p)
-            return
-        key = (p.parent, parts[0])
-        if key not in sets:
-            sets[key] = []
-            out.append(sets[key])
-        sets[key].append(p)
-
-    for p in map(Path, paths):
-        visit(p)
-    return [sorted(x) if isinstance(x, list) else x for x in out]
 
 
 def _read_set(paths: list[Path], federation: str | None) -> ReadResult:

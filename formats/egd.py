@@ -23,7 +23,8 @@ stones ``player_a`` gave (negative: received). Files are UTF-8 or Latin-1.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from formats._common import Findings, decode, is_digits, parse_date, split_lines
@@ -87,116 +88,159 @@ def from_egd(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
     fed = federation or "egf"
     digest = sha256(data)
     f = Findings(name, fed)
-    lines = split_lines(decode(data).text)
-    tags: dict[str, tuple[int, str]] = {}
-    entries: dict[int, _Line] = {}
-    player_rows: list[dict[str, Any]] = []
-    width: tuple[int, int] | None = None  # (number of rounds, line that set it)
-    for n, raw in enumerate(lines, start=1):
+    table = _Table()
+    for n, raw in enumerate(split_lines(decode(data).text), start=1):
         if raw.lstrip().startswith(";"):
             for k, v in _TAG.findall(raw):
-                tags.setdefault(k, (n, v.strip()))
+                table.tags.setdefault(k, (n, v.strip()))
             continue
         body = raw.split(";", 1)[0]
-        if not body.strip():
-            continue
-        pin = ""
-        if "|" in body:
-            body, pin = body.split("|", 1)
-            pin = pin.strip().split()[0] if pin.strip() else ""
-            if pin and not is_digits(pin):
-                f.add(
-                    "format.egd.bad_pin",
-                    "warn",
-                    f"PIN {pin!r} is not a number; the name identifies the player",
-                    line=n,
-                    field="PIN",
-                )
-                pin = ""
-        tokens = body.split()
-        if not tokens or not is_digits(tokens[0]):
-            f.add(
-                "format.egd.bad_place",
-                "reject",
-                f"a player line starts with its place, not {(tokens or [''])[0]!r}",
-                line=n,
-                field="place",
-            )
-            continue
-        place = int(tokens[0])
-        g = next((i for i, t in enumerate(tokens[1:], start=1) if _GRADE.match(t)), None)
-        if g is None or g == 1:
-            f.add(
-                "format.egd.bad_grade",
-                "reject",
-                "no grade (like 5k, 2d, 1p) after the name: the line is truncated or the grade is missing",
-                line=n,
-                field="grade",
-            )
-            continue
-        full = " ".join(tokens[1:g])
-        rest = tokens[g + 1 :]
-        country = rest[0] if rest and _COUNTRY.fullmatch(rest[0]) else None
-        club = rest[1] if country and len(rest) > 1 and not _SIGNED.match(rest[1]) else None
-        res_tokens = [
-            t
-            for t in rest[(1 if country else 0) + (1 if club else 0) :]
-            if _SIGNED.match(t) or not _NUMBER.fullmatch(t)
-        ]
-        results: list[tuple[int, str, str | None, int, bool] | None] = []
-        for i, tok in enumerate(res_tokens, start=1):
-            m = _RESULT.match(tok)
-            if m is None:
-                f.add(
-                    "format.egd.bad_result",
-                    "reject",
-                    f"round {i}: {tok!r} is not a result (like 12+/w, 7-/b2, 0+, 0-)",
-                    line=n,
-                    field=f"round {i}",
-                )
-                results.append(None)
-                continue
-            colour = m[3].lower() if m[3] else None
-            results.append((int(m[1]), m[2], colour, int(m[4]) if m[4] else 0, bool(m[5])))
-        if width is None:
-            width = (len(results), n)
-        elif len(results) != width[0]:
-            f.add(
-                "format.egd.round_count",
-                "reject",
-                f"{len(results)} round entries but line {width[1]} has {width[0]}: every line has one per round "
-                "(truncated line?)",
-                line=n,
-                field="results",
-            )
-        if place in entries:
-            f.add(
-                "format.egd.duplicate_place",
-                "reject",
-                f"place {place} is already used on line {entries[place].line}",
-                line=n,
-                field="place",
-            )
-            continue
-        pid = player_id(pin, full) or full
-        if any(e.pid == pid for e in entries.values()):
-            pid = f"{pid}#{place}"
-        entries[place] = _Line(place, n, pid, results)
-        grade = tokens[g].lower()
-        player_rows.append(
-            {
-                "federation": fed,
-                "player_id": pid,
-                "name": full,
-                "country": country.upper() if country else None,
-                "club": club,
-                "declared_rank": grade,
-            }
-        )
+        if body.strip():
+            _player_line(table, body, n, f, fed)
+    entries, tags = table.entries, table.tags
     if not entries:
         f.add("format.egd.no_players", "reject", "no player line: nothing to rate")
     games, byes = _pair(entries, f, fed)
     title = tags.get("EV", (None, ""))[1] or None
+    start, end = _dates(tags, f)
+    cls = tags.get("CL", (None, ""))[1].upper() or None
+    if cls is not None and cls not in ("A", "B", "C", "D"):
+        f.add(
+            "format.egd.bad_class",
+            "warn",
+            f"CL[{cls}] is not a class A, B, C or D",
+            line=tags["CL"][0],
+            field="CL",
+        )
+    comp = {"federation": fed, "competition_id": competition_key(title, start, name.rsplit(".", 1)[0]),
+            "name": title, "start_date": start, "end_date": end, "rounds": table.width[0] if table.width else 0,
+            "event_class": cls}
+    return single_competition("egd", f, name, digest, comp, players=table.player_rows, games=games, byes=byes,
+                              keep=bool(entries))
+
+
+@dataclass
+class _Table:
+    """What the lines of an EGD file hold, as :func:`from_egd` reads them in turn."""
+
+    tags: dict[str, tuple[int, str]] = field(default_factory=dict)  # tag -> (line, value), first one
+    entries: dict[int, _Line] = field(default_factory=dict)  # place -> player line
+    player_rows: list[dict[str, Any]] = field(default_factory=list)
+    width: tuple[int, int] | None = None  # (number of rounds, line that set it)
+
+
+def _player_line(table: _Table, body: str, n: int, f: Findings, fed: str) -> None:
+    """Player line ``n`` (``body``: without its comment): place, name, grade, country, club,
+    results, PIN."""
+    body, pin = _pin(body, n, f)
+    tokens = body.split()
+    if not tokens or not is_digits(tokens[0]):
+        f.add(
+            "format.egd.bad_place",
+            "reject",
+            f"a player line starts with its place, not {(tokens or [''])[0]!r}",
+            line=n,
+            field="place",
+        )
+        return
+    place = int(tokens[0])
+    g = next((i for i, t in enumerate(tokens[1:], start=1) if _GRADE.match(t)), None)
+    if g is None or g == 1:
+        f.add(
+            "format.egd.bad_grade",
+            "reject",
+            "no grade (like 5k, 2d, 1p) after the name: the line is truncated or the grade is missing",
+            line=n,
+            field="grade",
+        )
+        return
+    full = " ".join(tokens[1:g])
+    rest = tokens[g + 1 :]
+    country = rest[0] if rest and _COUNTRY.fullmatch(rest[0]) else None
+    club = rest[1] if country and len(rest) > 1 and not _SIGNED.match(rest[1]) else None
+    res_tokens = [
+        t
+        for t in rest[(1 if country else 0) + (1 if club else 0) :]
+        if _SIGNED.match(t) or not _NUMBER.fullmatch(t)
+    ]
+    results = _results(res_tokens, n, f)
+    if table.width is None:
+        table.width = (len(results), n)
+    elif len(results) != table.width[0]:
+        f.add(
+            "format.egd.round_count",
+            "reject",
+            f"{len(results)} round entries but line {table.width[1]} has {table.width[0]}: every line has one "
+            "per round (truncated line?)",
+            line=n,
+            field="results",
+        )
+    entries = table.entries
+    if place in entries:
+        f.add(
+            "format.egd.duplicate_place",
+            "reject",
+            f"place {place} is already used on line {entries[place].line}",
+            line=n,
+            field="place",
+        )
+        return
+    pid = player_id(pin, full) or full
+    if any(e.pid == pid for e in entries.values()):
+        pid = f"{pid}#{place}"
+    entries[place] = _Line(place, n, pid, results)
+    table.player_rows.append(
+        {
+            "federation": fed,
+            "player_id": pid,
+            "name": full,
+            "country": country.upper() if country else None,
+            "club": club,
+            "declared_rank": tokens[g].lower(),
+        }
+    )
+
+
+def _pin(body: str, n: int, f: Findings) -> tuple[str, str]:
+    """The line without its ``|PIN``, and the PIN (empty when none, or not a number)."""
+    pin = ""
+    if "|" in body:
+        body, pin = body.split("|", 1)
+        pin = pin.strip().split()[0] if pin.strip() else ""
+        if pin and not is_digits(pin):
+            f.add(
+                "format.egd.bad_pin",
+                "warn",
+                f"PIN {pin!r} is not a number; the name identifies the player",
+                line=n,
+                field="PIN",
+            )
+            pin = ""
+    return body, pin
+
+
+def _results(res_tokens: list[str], n: int, f: Findings) -> list[tuple[int, str, str | None, int, bool] | None]:
+    """One (opponent, sign, colour, handicap, by default) per round; None for an unreadable one."""
+    results: list[tuple[int, str, str | None, int, bool] | None] = []
+    for i, tok in enumerate(res_tokens, start=1):
+        m = _RESULT.match(tok)
+        if m is None:
+            f.add(
+                "format.egd.bad_result",
+                "reject",
+                f"round {i}: {tok!r} is not a result (like 12+/w, 7-/b2, 0+, 0-)",
+                line=n,
+                field=f"round {i}",
+            )
+            results.append(None)
+            continue
+        colour = m[3].lower() if m[3] else None
+        results.append((int(m[1]), m[2], colour, int(m[4]) if m[4] else 0, bool(m[5])))
+    return results
+
+
+def _dates(tags: dict[str, tuple[int, str]], f: Findings) -> tuple[date | None, date | None]:
+    """First and last date of ``DT[YYYY-MM-DD,YYYY-MM-DD]``."""
     start = end = None
     if "DT" in tags:
         dline, dtxt = tags["DT"]
@@ -220,20 +264,7 @@ def from_egd(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
             "no DT[YYYY-MM-DD,YYYY-MM-DD] header tag: add the dates",
             field="DT",
         )
-    cls = tags.get("CL", (None, ""))[1].upper() or None
-    if cls is not None and cls not in ("A", "B", "C", "D"):
-        f.add(
-            "format.egd.bad_class",
-            "warn",
-            f"CL[{cls}] is not a class A, B, C or D",
-            line=tags["CL"][0],
-            field="CL",
-        )
-    comp = {"federation": fed, "competition_id": competition_key(title, start, name.rsplit(".", 1)[0]),
-            "name": title, "start_date": start, "end_date": end, "rounds": width[0] if width else 0,
-            "event_class": cls}
-    return single_competition("egd", f, name, digest, comp, players=player_rows, games=games, byes=byes,
-                              keep=bool(entries))
+    return start, end
 
 
 def _pair(

@@ -83,6 +83,31 @@ def from_pairgoth(data: bytes, name: str, *, federation: str | None = None) -> R
     digest = sha256(data)
     f = Findings(name, fed)
     text = decode(data).text
+    doc = _load(text, f)
+    if doc is None:
+        return ReadResult.build(name, digest, "pairgoth", f)
+    ids, players = _players(doc, f, fed)
+    rounds = doc.get("games") or []
+    games, byes = _games(rounds if isinstance(rounds, list) else [], ids, _GameLines(text), f, fed)
+    start = parse_date(str(doc.get("startDate", "")))
+    end = parse_date(str(doc.get("endDate", ""))) or start
+    if start is None:
+        f.add(
+            "format.pairgoth.missing_date",
+            "reject",
+            f"startDate {doc.get('startDate')!r} is not a date",
+            field="startDate",
+        )
+    title = str(doc.get("name") or "") or None
+    cid = competition_key(title, start, str(doc.get("shortName") or name.rsplit(".", 1)[0]))
+    comp = {"federation": fed, "competition_id": cid, "name": title, "start_date": start, "end_date": end,
+            "rounds": sum(1 for r in rounds if r) if isinstance(rounds, list) else 0,
+            "modality": "online" if doc.get("online") else "classic"}
+    return single_competition("pairgoth", f, name, digest, comp, players=players, games=games, byes=byes)
+
+
+def _load(text: str, f: Findings) -> dict[str, Any] | None:
+    """The tournament object of the file; None (and a reject) when it is not one."""
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -92,7 +117,7 @@ def from_pairgoth(data: bytes, name: str, *, federation: str | None = None) -> R
             f"the JSON cannot be read: {exc.msg}",
             line=exc.lineno,
         )
-        return ReadResult.build(name, digest, "pairgoth", f)
+        return None
     if not isinstance(doc, dict):
         f.add(
             "format.pairgoth.bad_json",
@@ -100,14 +125,30 @@ def from_pairgoth(data: bytes, name: str, *, federation: str | None = None) -> R
             "the file is not a pairgoth tournament object",
             line=1,
         )
-        return ReadResult.build(name, digest, "pairgoth", f)
-    # game ids may equal player ids: look for them only after the "games" key
-    games_at = max(text.rfind('"games"'), 0)
-    newlines = [i for i, c in enumerate(text) if c == "\n"]
-    games_line = bisect.bisect_left(newlines, games_at) + 1
-    lines = {
-        int(m[1]): bisect.bisect_left(newlines, m.start()) + 1 for m in _ID.finditer(text, games_at)
-    }
+        return None
+    return doc
+
+
+class _GameLines:
+    """The line of each game's ``"id"`` in the text (the games' findings and ``source_line``)."""
+
+    def __init__(self, text: str) -> None:
+        # game ids may equal player ids: look for them only after the "games" key
+        games_at = max(text.rfind('"games"'), 0)
+        newlines = [i for i, c in enumerate(text) if c == "\n"]
+        self.games_line = bisect.bisect_left(newlines, games_at) + 1
+        self.lines = {
+            int(m[1]): bisect.bisect_left(newlines, m.start()) + 1 for m in _ID.finditer(text, games_at)
+        }
+
+    def of(self, gid: object) -> int:
+        # A game whose id cannot be found in the text (written as 1e3, 12.0, ...) is
+        # located at the "games" key: every game keeps a line for its findings.
+        return (self.lines.get(gid) if isinstance(gid, int) else None) or self.games_line
+
+
+def _players(doc: dict[str, Any], f: Findings, fed: str) -> tuple[dict[int, str], list[dict[str, Any]]]:
+    """Player id by pairgoth id, and the PLAYERS_SCHEMA rows, of ``"players"``."""
     ids: dict[int, str] = {}
     players: list[dict[str, Any]] = []
     for p in doc.get("players") or []:
@@ -135,89 +176,91 @@ def from_pairgoth(data: bytes, name: str, *, federation: str | None = None) -> R
                 "declared_rating": float(rating) if isinstance(rating, (int, float)) else None,
             }
         )
+    return ids, players
+
+
+def _games(
+    rounds: list[Any], ids: dict[int, str], where: _GameLines, f: Findings, fed: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The games and byes of ``"games"`` (one list of games per round)."""
     games: list[dict[str, Any]] = []
     byes: list[dict[str, Any]] = []
-    rounds = doc.get("games") or []
-    for rnd, round_games in enumerate(rounds if isinstance(rounds, list) else [], start=1):
+    for rnd, round_games in enumerate(rounds, start=1):
         for g in round_games if isinstance(round_games, list) else []:
-            gid = g.get("id") if isinstance(g, dict) else None
-            # A game whose id cannot be found in the text (written as 1e3, 12.0, ...) is
-            # located at the "games" key: every game keeps a line for its findings.
-            line = (lines.get(gid) if isinstance(gid, int) else None) or games_line
-            if not isinstance(g, dict):
-                continue
-            w, b, res = g.get("w"), g.get("b"), str(g.get("r", ""))
-            if w == 0 or b == 0:
-                who = ids.get(b if w == 0 else w)  # type: ignore[arg-type]
-                if who is not None:
-                    byes.append(bye_row(fed, rnd, who, "full", line))
-                continue
-            if w not in ids or b not in ids:
-                f.add(
-                    "format.pairgoth.unknown_player",
-                    "reject",
-                    f"game {gid}: player {w if w not in ids else b} is not among the players",
-                    line=line,
-                    field="w" if w not in ids else "b",
-                )
-                continue
-            if res.upper() == "X":
-                for who in (ids[w], ids[b]):
-                    byes.append(bye_row(fed, rnd, who, "absent", line))
-                continue
-            if res not in _RESULTS:
-                f.add(
-                    "format.pairgoth.bad_result",
-                    "reject",
-                    f"game {gid}: result {res!r} is not w, b, =, ?, X, #, 0",
-                    line=line,
-                    field="r",
-                )
-                continue
-            if res in ("#", "0"):
-                f.add(
-                    "format.pairgoth.both_result",
-                    "warn",
-                    f"game {gid}: both players win or lose; not rated",
-                    line=line,
-                    field="r",
-                )
-            score, status = _RESULTS[res]
-            h = g.get("h", 0)
-            if not isinstance(h, int) or not -99 <= h <= 99:
-                f.add(
-                    "format.pairgoth.bad_handicap",
-                    "reject",
-                    f"game {gid}: handicap {h!r} is not a number of stones",
-                    line=line,
-                    field="h",
-                )
-                continue
-            games.append(
-                {
-                    "federation": fed,
-                    "round": rnd,
-                    "player_a": ids[w],
-                    "player_b": ids[b],
-                    "score_a": score,
-                    "status": status,
-                    "handicap": h,
-                    "colour_a": "w",
-                    "source_line": line,
-                }
-            )
-    start = parse_date(str(doc.get("startDate", "")))
-    end = parse_date(str(doc.get("endDate", ""))) or start
-    if start is None:
+            if isinstance(g, dict):
+                _game(g, rnd, where.of(g.get("id")), ids, f, fed, games, byes)
+    return games, byes
+
+
+def _game(
+    g: dict[str, Any],
+    rnd: int,
+    line: int,
+    ids: dict[int, str],
+    f: Findings,
+    fed: str,
+    games: list[dict[str, Any]],
+    byes: list[dict[str, Any]],
+) -> None:
+    """One game ``{"id", "t", "w", "b", "h", "r"}`` of round ``rnd``: a game, byes, or a finding."""
+    gid = g.get("id")
+    w, b, res = g.get("w"), g.get("b"), str(g.get("r", ""))
+    if w == 0 or b == 0:
+        who = ids.get(b if w == 0 else w)  # type: ignore[arg-type]
+        if who is not None:
+            byes.append(bye_row(fed, rnd, who, "full", line))
+        return
+    if w not in ids or b not in ids:
         f.add(
-            "format.pairgoth.missing_date",
+            "format.pairgoth.unknown_player",
             "reject",
-            f"startDate {doc.get('startDate')!r} is not a date",
-            field="startDate",
+            f"game {gid}: player {w if w not in ids else b} is not among the players",
+            line=line,
+            field="w" if w not in ids else "b",
         )
-    title = str(doc.get("name") or "") or None
-    cid = competition_key(title, start, str(doc.get("shortName") or name.rsplit(".", 1)[0]))
-    comp = {"federation": fed, "competition_id": cid, "name": title, "start_date": start, "end_date": end,
-            "rounds": sum(1 for r in rounds if r) if isinstance(rounds, list) else 0,
-            "modality": "online" if doc.get("online") else "classic"}
-    return single_competition("pairgoth", f, name, digest, comp, players=players, games=games, byes=byes)
+        return
+    if res.upper() == "X":
+        for who in (ids[w], ids[b]):
+            byes.append(bye_row(fed, rnd, who, "absent", line))
+        return
+    if res not in _RESULTS:
+        f.add(
+            "format.pairgoth.bad_result",
+            "reject",
+            f"game {gid}: result {res!r} is not w, b, =, ?, X, #, 0",
+            line=line,
+            field="r",
+        )
+        return
+    if res in ("#", "0"):
+        f.add(
+            "format.pairgoth.both_result",
+            "warn",
+            f"game {gid}: both players win or lose; not rated",
+            line=line,
+            field="r",
+        )
+    score, status = _RESULTS[res]
+    h = g.get("h", 0)
+    if not isinstance(h, int) or not -99 <= h <= 99:
+        f.add(
+            "format.pairgoth.bad_handicap",
+            "reject",
+            f"game {gid}: handicap {h!r} is not a number of stones",
+            line=line,
+            field="h",
+        )
+        return
+    games.append(
+        {
+            "federation": fed,
+            "round": rnd,
+            "player_a": ids[w],
+            "player_b": ids[b],
+            "score_a": score,
+            "status": status,
+            "handicap": h,
+            "colour_a": "w",
+            "source_line": line,
+        }
+    )

@@ -75,19 +75,7 @@ def from_egd_list(data: bytes, name: str, *, federation: str | None = None) -> R
     digest = sha256(data)
     f = Findings(name, fed)
     lines = split_lines(decode(data).text)
-    as_of: date | None = None
-    for ln in lines[:40]:
-        m = re.search(r"\((\d{1,2} [A-Za-z]{3,9} \d{4})\)", ln)
-        if m:
-            as_of = parse_date(m[1])
-            break
-    if as_of is None:
-        f.add(
-            "format.egdlist.missing_date",
-            "warn",
-            "the list's date '(DD Mon YYYY)' is not in its header",
-            field="as_of",
-        )
+    as_of = _list_date(lines, f)
     ratings: list[dict[str, Any]] = []
     players: list[dict[str, Any]] = []
     in_pre = False
@@ -108,30 +96,9 @@ def from_egd_list(data: bytes, name: str, *, federation: str | None = None) -> R
                     line=n,
                 )
             continue
-        last = tournament_code_date(m["last"])
-        ratings.append(
-            {
-                "federation": fed,
-                "player_id": m["pin"],
-                "name": m["name"],
-                "rating": float(m["gor"]),
-                "games": None,
-                "as_of": as_of,
-                "last_played": last.isoformat() if last else None,
-            }
-        )
-        players.append(
-            {
-                "federation": fed,
-                "player_id": m["pin"],
-                "name": m["name"],
-                "country": m["country"],
-                "club": m["club"],
-                "declared_rank": m["grade"].lower(),
-                "declared_rating": float(m["gor"]),
-                "declared_rating_origin": "EGF",
-            }
-        )
+        rating, player = _rows(m, as_of, fed)
+        ratings.append(rating)
+        players.append(player)
     if not ratings:
         f.add("format.egdlist.empty", "reject", "no player row in the list")
     return ReadResult.build(
@@ -142,3 +109,46 @@ def from_egd_list(data: bytes, name: str, *, federation: str | None = None) -> R
         ratings=frame(ratings, RATINGS_SCHEMA),
         players=frame(players, PLAYERS_SCHEMA),
     )
+
+
+def _list_date(lines: list[str], f: Findings) -> date | None:
+    """The list's date, printed ``(DD Mon YYYY)`` in its first 40 lines."""
+    as_of: date | None = None
+    for ln in lines[:40]:
+        m = re.search(r"\((\d{1,2} [A-Za-z]{3,9} \d{4})\)", ln)
+        if m:
+            as_of = parse_date(m[1])
+            break
+    if as_of is None:
+        f.add(
+            "format.egdlist.missing_date",
+            "warn",
+            "the list's date '(DD Mon YYYY)' is not in its header",
+            field="as_of",
+        )
+    return as_of
+
+
+def _rows(m: re.Match[str], as_of: date | None, fed: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The RATINGS_SCHEMA and PLAYERS_SCHEMA rows of a list row."""
+    last = tournament_code_date(m["last"])
+    rating = {
+        "federation": fed,
+        "player_id": m["pin"],
+        "name": m["name"],
+        "rating": float(m["gor"]),
+        "games": None,
+        "as_of": as_of,
+        "last_played": last.isoformat() if last else None,
+    }
+    player = {
+        "federation": fed,
+        "player_id": m["pin"],
+        "name": m["name"],
+        "country": m["country"],
+        "club": m["club"],
+        "declared_rank": m["grade"].lower(),
+        "declared_rating": float(m["gor"]),
+        "declared_rating_origin": "EGF",
+    }
+    return rating, player

@@ -36,9 +36,11 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from formats._common import Findings, decode, is_digits, parse_date, split_lines
+from formats._trf_games import pair
+from formats._trf_players import Player, player, player_row
 from formats.declarations import declare, fide_modality, looks_online
-from formats.identity import NAME_PREFIX, competition_key, player_id
-from formats.result import ReadResult, bye_row, sha256, single_competition
+from formats.identity import NAME_PREFIX, competition_key
+from formats.result import ReadResult, sha256, single_competition
 
 __all__ = ["from_trf", "looks_like_trf"]
 
@@ -66,15 +68,7 @@ _TOURNAMENT = {
     "212",
     "222",
 }
-_PLAYED = {"1": 1.0, "=": 0.5, "0": 0.0}
-_FORFEIT = {"+": 1.0, "-": 0.0}
-_UNRATED = {"W": 1.0, "D": 0.5, "L": 0.0}
-_BYES = {"H": "half", "F": "full", "U": "pairing", "Z": "zero", "": "zero"}
-_COMPLEMENT = {"1": "0", "0": "1", "=": "=", "+": "-", "-": "+", "W": "L", "L": "W", "D": "D"}
 _RULER = re.compile(r"^(DDD|\d{10,})")
-
-
-_YEAR = re.compile(r"(\d{4})")
 
 
 def looks_like_trf(head: str) -> bool:
@@ -94,28 +88,6 @@ def looks_like_trf(head: str) -> bool:
         and recs[0] in {f"{t} " for t in _TOURNAMENT}
         and sum(r[:3] in _TOURNAMENT for r in recs) >= 2
     )
-
-
-@dataclass
-class _Entry:
-    opponent: int | None
-    colour: str
-    code: str
-    raw: str
-
-
-@dataclass
-class _Player:
-    rank: int
-    line: int
-    pid: str
-    name: str
-    rounds: list[_Entry] = field(default_factory=list)
-
-
-def _slice(line: str, a: int, b: int) -> str:
-    """1-based inclusive columns ``a``..``b``."""
-    return line[a - 1 : b]
 
 
 def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadResult:
@@ -162,7 +134,7 @@ def from_trf(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
     _report_unknown_records(rep.unknown, f)
     if not rep.players:
         f.add("format.trf.no_players", "reject", "no 001 player record: nothing to rate")
-    games, byes = _pair(rep.players, f, fed)
+    games, byes = pair(rep.players, f, fed)
     tour = rep.tour
     title = tour.get("012", (None, ""))[1] or None
     start, end = _tournament_dates(tour, rep.round_dates, f)
@@ -183,7 +155,7 @@ class _Report:
 
     tour: dict[str, tuple[int, str]] = field(default_factory=dict)  # record -> (line, value), first one
     unknown: dict[str, list[int]] = field(default_factory=dict)     # record -> lines
-    players: dict[int, _Player] = field(default_factory=dict)       # starting rank -> player
+    players: dict[int, Player] = field(default_factory=dict)       # starting rank -> player
     player_rows: list[dict[str, object]] = field(default_factory=list)
     declared_rounds: int | None = None
     round_dates: list[date | None] = field(default_factory=list)
@@ -212,9 +184,9 @@ def _read_line(rep: _Report, line: str, n: int, f: Findings, fed: str) -> None:
     elif rec != "001":
         rep.unknown.setdefault(rec.strip() or line[:8], []).append(n)
     else:
-        p = _player(line, n, f, fed)
+        p = player(line, n, f)
         if p is not None and _admit_player(rep, p, n, f):
-            rep.player_rows.append(_player_row(line, p, fed))
+            rep.player_rows.append(player_row(line, p, fed))
 
 
 def _tournament_record(rep: _Report, rec: str, line: str, n: int, f: Findings) -> None:
@@ -238,7 +210,7 @@ def _tournament_record(rep: _Report, rec: str, line: str, n: int, f: Findings) -
         rep.declared_rounds = int(line[4:].strip())
 
 
-def _admit_player(rep: _Report, p: _Player, n: int, f: Findings) -> bool:
+def _admit_player(rep: _Report, p: Player, n: int, f: Findings) -> bool:
     """Register player ``p`` of line ``n``; False (and a finding) when its rank or FIDE id is taken."""
     if p.rank in rep.players:
         f.add(
@@ -275,24 +247,6 @@ def _admit_player(rep: _Report, p: _Player, n: int, f: Findings) -> bool:
     ids_seen[p.pid] = n
     rep.players[p.rank] = p
     return True
-
-
-def _player_row(line: str, p: _Player, fed: str) -> dict[str, object]:
-    """The PLAYERS_SCHEMA row of player record ``line``."""
-    rating_txt = _slice(line, 49, 52).strip()
-    birth = _YEAR.search(_slice(line, 70, 79))
-    rated = is_digits(rating_txt) and int(rating_txt) > 0
-    return {
-        "federation": fed,
-        "player_id": p.pid,
-        "name": p.name or None,
-        "country": _slice(line, 54, 56).strip() or None,
-        "club": None,
-        "birth_year": int(birth[1]) if birth and 1850 < int(birth[1]) < 2100 else None,
-        "declared_rank": None,
-        "declared_rating": float(rating_txt) if rated else None,
-        "declared_rating_origin": "FIDE" if rated else None,
-    }
 
 
 def _report_unknown_records(unknown: dict[str, list[int]], f: Findings) -> None:
@@ -376,178 +330,3 @@ def _date(tour: dict[str, tuple[int, str]], rec: str, f: Findings) -> date | Non
     return d
 
 
-def _player(line: str, n: int, f: Findings, fed: str) -> _Player | None:
-    rank_txt = _slice(line, 5, 8).strip()
-    if not is_digits(rank_txt) or int(rank_txt) < 1:
-        f.add(
-            "format.trf.bad_rank",
-            "reject",
-            f"starting rank {rank_txt!r} is not a number >= 1 (columns 5-8)",
-            line=n,
-            field="001 starting rank (cols 5-8)",
-        )
-        return None
-    name = _slice(line, 15, 47).strip()
-    if len(line.rstrip()) < 15 or not name:
-        f.add(
-            "format.trf.truncated",
-            "reject",
-            "the player record ends before the name (columns 15-47)",
-            line=n,
-            field="001 name (cols 15-47)",
-        )
-        return None
-    if len(line.rstrip()) < 84:
-        f.add(
-            "format.trf.truncated",
-            "reject",
-            f"the player record ends at column {len(line.rstrip())}, before the points (columns 81-84): "
-            "the line is cut short",
-            line=n,
-            field="001 points (cols 81-84)",
-        )
-        return None
-    fide_id = _slice(line, 58, 68).strip()
-    if fide_id and not is_digits(fide_id):
-        f.add(
-            "format.trf.bad_id",
-            "warn",
-            f"FIDE id {fide_id!r} is not a number: the name identifies the player",
-            line=n,
-            field="001 FIDE id (cols 58-68)",
-        )
-        fide_id = ""
-    pid = player_id(fide_id, name) or f"rank:{rank_txt}"
-    p = _Player(int(rank_txt), n, pid, name)
-    body = line.rstrip()
-    for i, base in enumerate(range(91, len(body), 10), start=1):
-        seg = body[base : base + 10]
-        opp_txt, colour, code = seg[0:4].strip(), seg[5:6].strip().lower(), seg[7:8].strip().upper()
-        where = f"001 round {i} (cols {base + 1}-{base + 8})"
-        if len(seg.rstrip()) < 8 and (opp_txt or colour):
-            f.add(
-                "format.trf.truncated",
-                "reject",
-                f"round {i} is cut short: {seg.rstrip()!r} has no result (column {base + 8})",
-                line=n,
-                field=where,
-            )
-            p.rounds.append(_Entry(None, "", "?", seg))
-            continue
-        if opp_txt and not is_digits(opp_txt):
-            f.add(
-                "format.trf.bad_opponent",
-                "reject",
-                f"round {i} opponent {opp_txt!r} is not a starting rank",
-                line=n,
-                field=where,
-            )
-            p.rounds.append(_Entry(None, "", "?", seg))
-            continue
-        opp = int(opp_txt) if opp_txt and int(opp_txt) > 0 else None
-        if colour not in ("w", "b", "-", ""):
-            f.add(
-                "format.trf.bad_colour",
-                "warn",
-                f"round {i} colour {colour!r} is not w, b or -; ignored",
-                line=n,
-                field=where,
-            )
-            colour = ""
-        known = _PLAYED | _FORFEIT | _UNRATED if opp is not None else {**_BYES, "+": 1, "-": 0}
-        if code not in known:
-            f.add(
-                "format.trf.bad_result",
-                "reject",
-                f"round {i} result {code!r} is not a TRF code "
-                + (
-                    "(1 = 0 + - W D L with an opponent)"
-                    if opp is not None
-                    else "(H F U Z + - without opponent)"
-                ),
-                line=n,
-                field=where,
-            )
-            p.rounds.append(_Entry(None, "", "?", seg))
-            continue
-        p.rounds.append(_Entry(opp, colour, code, seg))
-    return p
-
-
-def _pair(
-    players: dict[int, _Player], f: Findings, fed: str
-) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
-    games: list[dict[str, object]] = []
-    byes: list[dict[str, object]] = []
-    for rank in sorted(players):
-        p = players[rank]
-        for r, e in enumerate(p.rounds, start=1):
-            if e.code == "?":
-                continue
-            if e.opponent is None:
-                kind = "absent" if e.code == "-" else "full" if e.code == "+" else _BYES[e.code]
-                byes.append(bye_row(fed, r, p.pid, kind, p.line))
-                continue
-            q = players.get(e.opponent)
-            if q is None:
-                f.add(
-                    "format.trf.bad_opponent",
-                    "reject",
-                    f"round {r} opponent {e.opponent} is not the starting rank of any player in the file",
-                    line=p.line,
-                    field=f"001 round {r}",
-                )
-                continue
-            if q.rank == p.rank:
-                f.add(
-                    "format.trf.self_pairing",
-                    "reject",
-                    f"round {r}: player {p.rank} is paired with himself",
-                    line=p.line,
-                    field=f"001 round {r}",
-                )
-                continue
-            other = q.rounds[r - 1] if r <= len(q.rounds) else None
-            if other is not None and other.code == "?":
-                continue  # already a finding on the other line
-            double_forfeit = e.code == "-" and other is not None and other.code == "-"
-            agree = (
-                other is not None
-                and other.opponent == p.rank
-                and (_COMPLEMENT[e.code] == other.code or double_forfeit)
-                and (e.colour in ("", "-") or other.colour in ("", "-") or e.colour != other.colour)
-            )
-            if q.rank < p.rank and agree:
-                continue  # the game was taken from the other player's line
-            if not agree:
-                theirs = "nothing" if other is None else repr(other.raw.strip())
-                if q.rank < p.rank and other is not None and other.opponent == p.rank:
-                    continue  # reported once, from the first line
-                f.add(
-                    "format.trf.asymmetric",
-                    "reject",
-                    f"round {r}: line {p.line} (player {p.rank}) has {e.raw.strip()!r} against {q.rank}, but line "
-                    f"{q.line} (player {q.rank}) has {theirs}; both lines must report the same game",
-                    line=p.line,
-                    field=f"001 round {r}",
-                )
-                continue
-            if double_forfeit:
-                for who in (p, q):
-                    byes.append(bye_row(fed, r, who.pid, "absent", who.line))
-                continue
-            score = {**_PLAYED, **_FORFEIT, **_UNRATED}[e.code]
-            games.append(
-                {
-                    "federation": fed,
-                    "round": r,
-                    "player_a": p.pid,
-                    "player_b": q.pid,
-                    "score_a": score,
-                    "status": "played" if e.code in _PLAYED else "forfeit",
-                    "handicap": None,
-                    "colour_a": e.colour if e.colour in ("w", "b") else None,
-                    "source_line": p.line,
-                }
-            )
-    return games, byes

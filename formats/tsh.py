@@ -29,15 +29,13 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
-from typing import Any
 
-from formats._common import Findings, decode, parse_date, split_lines
+from formats._common import Findings, decode, split_lines
+from formats._tsh_divisions import Player, build
+from formats._tsh_newt import balanced, js_to_json, read_divisions
 from formats.declarations import UNDECLARED, declare, language_of
-from formats.identity import competition_key, player_id
-from formats.result import ReadResult, bye_row, frame, sha256
-from formats.schema import BYES_SCHEMA, COMPETITIONS_SCHEMA, GAMES_SCHEMA, PLAYERS_SCHEMA
+from formats.identity import player_id
+from formats.result import ReadResult, sha256
 
 __all__ = ["from_tsh", "from_tsh_newt", "looks_like_tsh", "looks_like_tsh_newt"]
 
@@ -68,19 +66,6 @@ def looks_like_tsh_newt(head: str) -> bool:
     return bool(re.match(r"\s*(?:var\s+)?newt\s*=\s*\{", head))
 
 
-@dataclass
-class _P:
-    n: int
-    line: int
-    pid: str
-    name: str
-    rating: float | None
-    opps: list[int]
-    scores: list[float]
-    off: bool = False
-    extra: dict[str, list[str]] = field(default_factory=dict)
-
-
 def from_tsh(data: bytes, name: str, *, federation: str | None = None) -> ReadResult:
     """Read one TSH ``.t`` division file.
 
@@ -97,7 +82,7 @@ def from_tsh(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
     digest = sha256(data)
     f = Findings(name, fed)
     lines = split_lines(decode(data).text)
-    players: list[_P] = []
+    players: list[Player] = []
     dates: dict[str, tuple[int, str]] = {}
     for n, raw in enumerate(lines, start=1):
         s = raw.strip()
@@ -117,7 +102,7 @@ def from_tsh(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
                 line=n,
             )
             players.append(
-                _P(len(players) + 1, n, f"line:{n}", "", None, [], [])
+                Player(len(players) + 1, n, f"line:{n}", "", None, [], [])
             )  # keeps numbering
             continue
         rest = (m["rest"] or "").split(";")
@@ -140,7 +125,7 @@ def from_tsh(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
                 extra[words[0].lower()] = words[1:]
         full = m["name"].strip()
         players.append(
-            _P(
+            Player(
                 len(players) + 1,
                 n,
                 player_id(None, full) or full,
@@ -153,220 +138,8 @@ def from_tsh(data: bytes, name: str, *, federation: str | None = None) -> ReadRe
             )
         )
     # A '#lexicon DISC' (or '#config lexicon = ...') comment line names the lexicon.
-    return declare(_build(name, digest, f, fed, [(None, players)], dates, None),
+    return declare(build(name, digest, f, fed, [(None, players)], dates, None),
                    language=_declared_language(lines))
-
-
-def _build(
-    name: str,
-    digest: str,
-    f: Findings,
-    fed: str,
-    divisions: list[tuple[str | None, list[_P]]],
-    dates: dict[str, tuple[int, str]],
-    times: dict[str | None, list[date]] | None,
-    title: str | None = None,
-    fmt: str = "tsh",
-) -> ReadResult:
-    comps: list[dict[str, Any]] = []
-    games: list[dict[str, Any]] = []
-    byes: list[dict[str, Any]] = []
-    player_rows: list[dict[str, Any]] = []
-    for div, players in divisions:
-        start = end = None
-        if times is not None and times.get(div):
-            start, end = min(times[div]), max(times[div])
-        for key in ("date", "begin"):
-            if key in dates:
-                start = parse_date(dates[key][1])
-                if start is None:
-                    f.add(
-                        "format.tsh.bad_date",
-                        "reject",
-                        f"#{key} {dates[key][1]!r} is not a date (YYYY-MM-DD)",
-                        line=dates[key][0],
-                        field=f"#{key}",
-                    )
-        end = parse_date(dates["end"][1]) if "end" in dates else end or start
-        if start is None and not f.has_reject():
-            f.add(
-                "format.tsh.missing_date",
-                "reject",
-                "TSH .t files carry no date: add a line '#date YYYY-MM-DD' (or #begin / #end) at the top",
-                field="#date",
-            )
-        label = " ".join(
-            x for x in (title or name.rsplit(".", 1)[0], f"division {div}" if div else None) if x
-        )
-        cid = competition_key(label, start, name.rsplit(".", 1)[0])
-        ids: dict[str, int] = {}
-        for p in players:
-            if not p.name:
-                continue
-            if p.pid in ids:
-                p.pid = f"{p.pid}#{p.n}"
-            ids[p.pid] = p.n
-            player_rows.append(
-                {"federation": fed, "player_id": p.pid, "name": p.name, "declared_rating": p.rating}
-            )
-        n_rounds = max((len(p.opps) for p in players), default=0)
-        g, b = _pair(players, f, fed, cid)
-        games += g
-        byes += b
-        comps.append(
-            {
-                "federation": fed,
-                "competition_id": cid,
-                "name": label,
-                "start_date": start,
-                "end_date": end,
-                "rounds": n_rounds,
-                "modality": "classic",
-                "results_public": True,
-                "event_class": None,
-                "source": name,
-                "source_sha256": digest,
-            }
-        )
-    if not player_rows:
-        f.add("format.tsh.no_players", "reject", "no player line: nothing to rate")
-    if len(comps) == 1:
-        for row in f.rows:
-            row["competition_id"] = row["competition_id"] or comps[0]["competition_id"]
-    return ReadResult.build(
-        name,
-        digest,
-        fmt,
-        f,
-        competitions=frame(comps if player_rows else [], COMPETITIONS_SCHEMA),
-        players=frame(player_rows, PLAYERS_SCHEMA),
-        games=frame(games, GAMES_SCHEMA),
-        byes=frame(byes, BYES_SCHEMA),
-    )
-
-
-def _pair(
-    players: list[_P], f: Findings, fed: str, cid: str
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    games: list[dict[str, Any]] = []
-    byes: list[dict[str, Any]] = []
-    by_n = {p.n: p for p in players}
-    for p in players:
-        if not p.name:
-            continue
-        if len(p.scores) > len(p.opps):
-            f.add(
-                "format.tsh.bad_score",
-                "reject",
-                f"{len(p.scores)} scores for {len(p.opps)} rounds: every score needs an opponent",
-                line=p.line,
-                field="scores",
-                competition_id=cid,
-            )
-        for r, opp in enumerate(p.opps, start=1):
-            mine = p.scores[r - 1] if r <= len(p.scores) else None
-            if opp == 0:
-                if mine is not None:
-                    kind = "full" if mine > 0 else "zero" if mine < 0 else "half"
-                    byes.append(bye_row(fed, r, p.pid, kind, p.line, competition_id=cid))
-                continue
-            q = by_n.get(opp)
-            if q is None or not q.name:
-                if q is None:
-                    f.add(
-                        "format.tsh.bad_opponent",
-                        "reject",
-                        f"round {r}: opponent {opp} is not a player of this division (1..{len(players)})",
-                        line=p.line,
-                        field=f"round {r}",
-                        competition_id=cid,
-                    )
-                continue
-            if q.n == p.n:
-                f.add(
-                    "format.tsh.self_pairing",
-                    "reject",
-                    f"round {r}: player {opp} is paired with himself",
-                    line=p.line,
-                    field=f"round {r}",
-                    competition_id=cid,
-                )
-                continue
-            theirs = q.opps[r - 1] if r <= len(q.opps) else None
-            if theirs != p.n:
-                # each line that names a partner who does not name it back is reported
-                f.add(
-                    "format.tsh.asymmetric",
-                    "reject",
-                    f"round {r}: line {p.line} plays {opp} but line {q.line} (player {opp}) plays "
-                    f"{theirs if theirs is not None else 'nobody'}",
-                    line=p.line,
-                    field=f"round {r}",
-                    competition_id=cid,
-                )
-                continue
-            if q.n < p.n:
-                continue  # taken from the other line
-            other = q.scores[r - 1] if r <= len(q.scores) else None
-            if mine is None or other is None:
-                score, status = None, "unknown"
-            else:
-                score, status = (1.0 if mine > other else 0.0 if mine < other else 0.5), "played"
-            games.append(
-                {
-                    "federation": fed,
-                    "competition_id": cid,
-                    "round": r,
-                    "player_a": p.pid,
-                    "player_b": q.pid,
-                    "score_a": score,
-                    "status": status,
-                    "handicap": None,
-                    "colour_a": None,
-                    "source_line": p.line,
-                }
-            )
-    return games, byes
-
-
-def _js_to_json(text: str) -> str:
-    """The ``divisions`` array of tsh's JavaScript object literal, as JSON."""
-    out = re.sub(r"\bundefined\b", "null", text)
-    out = re.sub(r"([{\[,]\s*)([A-Za-z_$][\w$]*)\s*:", r'\1"\2":', out)
-    out = re.sub(r",(\s*[}\]])", r"\1", out)
-    return out
-
-
-_SPECIAL = re.compile(r"[\[\]{}\"'\\]")
-
-
-def _balanced(text: str, start: int) -> int:
-    """Index just after the bracket that closes the one at ``start`` (strings respected).
-
-    Examples
-    --------
-    >>> _balanced('x = [1, "]", {a: [2]}] tail', 4)
-    22
-    """
-    depth, quote, skip = 0, "", -1
-    for m in _SPECIAL.finditer(text, start):
-        i, c = m.start(), m.group()
-        if i == skip:
-            continue
-        if quote:
-            if c == "\\":
-                skip = i + 1
-            elif c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-        elif c in "[{":
-            depth += 1
-        elif c in "]}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return -1
 
 
 def from_tsh_newt(data: bytes, name: str, *, federation: str | None = None) -> ReadResult:
@@ -376,7 +149,7 @@ def from_tsh_newt(data: bytes, name: str, *, federation: str | None = None) -> R
     f = Findings(name, fed)
     text = decode(data).text
     m = re.search(r"\bdivisions\s*:\s*\[", text)
-    end = _balanced(text, m.end() - 1) if m else -1
+    end = balanced(text, m.end() - 1) if m else -1
     if m is None or end < 0:
         f.add(
             "format.tsh.bad_export",
@@ -389,7 +162,7 @@ def from_tsh_newt(data: bytes, name: str, *, federation: str | None = None) -> R
     base_line = text[: m.end()].count("\n") + 1
     body = text[m.end() - 1 : end]
     try:
-        divisions = json.loads(_js_to_json(body))
+        divisions = json.loads(js_to_json(body))
     except json.JSONDecodeError as exc:
         f.add(
             "format.tsh.bad_export",
@@ -406,39 +179,8 @@ def from_tsh_newt(data: bytes, name: str, *, federation: str | None = None) -> R
     ]
     title_m = re.search(r'\bevent_name\s*:\s*"([^"]*)"', text)
     title = title_m[1] if title_m else None
-    parsed: list[tuple[str | None, list[_P]]] = []
-    times: dict[str | None, list[date]] = {}
-    line_iter = iter(name_lines)
-    for d in divisions:
-        if not isinstance(d, dict):
-            continue
-        div = str(d.get("name")) if d.get("name") is not None else None
-        if d.get("name") is not None:
-            next(line_iter, None)  # the division's own "name:" comes before its players'
-        players: list[_P] = []
-        for i, p in enumerate(d.get("players") or []):
-            if p is None:
-                continue  # tsh numbers players from 1: element 0 is empty
-            pline = next(line_iter, base_line)
-            pname = str(p.get("name") or "").strip()
-            n = int(p.get("id") or i)
-            rating = p.get("rating")
-            players.append(
-                _P(
-                    n,
-                    pline,
-                    player_id(None, pname) or pname,
-                    pname,
-                    float(rating) if isinstance(rating, (int, float)) and rating else None,
-                    [int(x) for x in p.get("pairings") or []],
-                    [float(x) for x in p.get("scores") or []],
-                )
-            )
-            for t in (p.get("etc") or {}).get("rtime") or []:
-                if isinstance(t, (int, float)) and t > 0:
-                    times.setdefault(div, []).append(datetime.fromtimestamp(t, tz=UTC).date())
-        parsed.append((div, players))
-    return declare(_build(name, digest, f, fed, parsed, {}, times, title, fmt="tsh-newt"),
+    parsed, times = read_divisions(divisions, name_lines, base_line)
+    return declare(build(name, digest, f, fed, parsed, {}, times, title, fmt="tsh-newt"),
                    language=_declared_language([text]))
 
 
