@@ -14,14 +14,15 @@ from sqlalchemy.engine import Connection
 
 from formats.schema import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATINGS_SCHEMA
 from warehouse._load_contract import _one_row_per_player, _own
+from warehouse._model_types import table_of
 from warehouse.bulk import frame_sha256, insert_frame, read_frame
 from warehouse.errors import BatchError
 from warehouse.models import DerivedState, Explanation, Rating, RatingChange
 
-_T_CHANGES = RatingChange.__table__  # type: ignore[attr-defined]
-_T_EXPLANATIONS = Explanation.__table__  # type: ignore[attr-defined]
-_T_RATINGS = Rating.__table__  # type: ignore[attr-defined]
-_T_DERIVED_STATE = DerivedState.__table__  # type: ignore[attr-defined]
+_T_CHANGES = table_of(RatingChange)
+_T_EXPLANATIONS = table_of(Explanation)
+_T_RATINGS = table_of(Rating)
+_T_DERIVED_STATE = table_of(DerivedState)
 
 
 def _block_digests(rows: pl.DataFrame, size: int) -> list[str]:

@@ -11,12 +11,13 @@ from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Field, SQLModel
 
 from formats.schema import FINDINGS_SCHEMA, empty
+from warehouse._model_types import table_of
 from warehouse.bulk import read_frame
 from warehouse.db import write_transaction
 from warehouse.models import Competition, Finding
 
-_T_COMPETITIONS = Competition.__table__  # type: ignore[attr-defined]
-_T_FINDINGS = Finding.__table__  # type: ignore[attr-defined]
+_T_COMPETITIONS = table_of(Competition)
+_T_FINDINGS = table_of(Finding)
 
 
 class PendingPublication(SQLModel, table=True):
@@ -35,7 +36,7 @@ class PendingPublication(SQLModel, table=True):
     load_id: int = Field(primary_key=True, sa_type=sa.BigInteger(), sa_column_kwargs={"autoincrement": False})
 
 
-_T_PENDING = PendingPublication.__table__  # type: ignore[attr-defined]
+_T_PENDING = table_of(PendingPublication)
 
 
 def _mark_pending(conn: Connection, federation: str, load_id: int) -> None:

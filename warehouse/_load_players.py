@@ -13,14 +13,15 @@ from sqlalchemy.engine import Connection, Engine
 
 from formats.schema import PLAYERS_SCHEMA, RATINGS_SCHEMA, conform
 from warehouse._load_contract import _one_row_per_player, _own
+from warehouse._model_types import table_of
 from warehouse.bulk import insert_frame, next_id
 from warehouse.db import write_transaction
 from warehouse.models import Federation, LedgerEntry, Load, SeedEntry
 
-_T_LEDGER = LedgerEntry.__table__  # type: ignore[attr-defined]
-_T_LOADS = Load.__table__  # type: ignore[attr-defined]
-_T_FEDERATIONS = Federation.__table__  # type: ignore[attr-defined]
-_T_SEED = SeedEntry.__table__  # type: ignore[attr-defined]
+_T_LEDGER = table_of(LedgerEntry)
+_T_LOADS = table_of(Load)
+_T_FEDERATIONS = table_of(Federation)
+_T_SEED = table_of(SeedEntry)
 
 
 def _now() -> dt.datetime:

@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy import Engine
 from sqlmodel import Field, SQLModel
 
+from warehouse._model_types import table_of
 from warehouse.db import write_transaction
 from warehouse.errors import UnknownCompetitionError, WarehouseError
 from warehouse.models import Competition
@@ -61,8 +62,8 @@ class OfficerDecision(SQLModel, table=True):
     applied_at: dt.datetime | None = Field(default=None, sa_type=_TS)  #: when a run rated it (approve)
 
 
-_T = OfficerDecision.__table__  # type: ignore[attr-defined]
-_C = Competition.__table__  # type: ignore[attr-defined]
+_T = table_of(OfficerDecision)
+_C = table_of(Competition)
 
 #: ``decisions()`` frame.
 DECISIONS_SCHEMA: dict[str, pl.DataType] = {

@@ -25,6 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy import Engine
 from sqlmodel import Field, SQLModel
 
+from warehouse._model_types import table_of
 from warehouse.db import write_transaction
 from warehouse.errors import WarehouseError
 from warehouse.models import Competition
@@ -98,8 +99,8 @@ class Delivery(SQLModel, table=True):
     sent_at: dt.datetime | None = Field(default=None, sa_type=_TS)
 
 
-_O = Organiser.__table__  # type: ignore[attr-defined]
-_D = Delivery.__table__  # type: ignore[attr-defined]
+_O = table_of(Organiser)
+_D = table_of(Delivery)
 
 #: ``organisers()`` frame.
 ORGANISERS_SCHEMA: dict[str, pl.DataType] = {
@@ -236,7 +237,7 @@ def organiser_for(
 def competition_addresses(engine: Engine, federation: str, ids: list[str]) -> dict[str, str]:
     """The address the files gave (``competitions.organiser_email``) of the competitions
     ``ids`` that have one; the latest version's wins."""
-    table = Competition.__table__  # type: ignore[attr-defined]
+    table = table_of(Competition)
     out: dict[str, str] = {}
     with engine.connect() as conn:
         for start in range(0, len(ids), 500):

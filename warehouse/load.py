@@ -42,6 +42,7 @@ from warehouse._load_players import (
     register_federation,
     seen_checksums,
 )
+from warehouse._model_types import table_of
 from warehouse.bulk import insert_frame, next_id
 from warehouse.db import write_transaction
 from warehouse.models import Bye, Competition, Finding, Game, LedgerEntry, Load
@@ -61,12 +62,12 @@ __all__ = [
     "seen_checksums",
 ]
 
-_T_COMPETITIONS = Competition.__table__  # type: ignore[attr-defined]
-_T_GAMES = Game.__table__  # type: ignore[attr-defined]
-_T_BYES = Bye.__table__  # type: ignore[attr-defined]
-_T_FINDINGS = Finding.__table__  # type: ignore[attr-defined]
-_T_LEDGER = LedgerEntry.__table__  # type: ignore[attr-defined]
-_T_LOADS = Load.__table__  # type: ignore[attr-defined]
+_T_COMPETITIONS = table_of(Competition)
+_T_GAMES = table_of(Game)
+_T_BYES = table_of(Bye)
+_T_FINDINGS = table_of(Finding)
+_T_LEDGER = table_of(LedgerEntry)
+_T_LOADS = table_of(Load)
 
 T = TypeVar("T")
 
@@ -146,37 +147,47 @@ def load_batch(engine: Engine, batch: LoadBatch) -> LoadResult:
             if batch.changes is not None:
                 _mark_pending(conn, fed, 0)
             return LoadResult(0, files_skipped, 0, 0, 0)
-        prior = _prior_versions(conn, fed, new_comps["competition_id"].to_list())
-        superseded = [key for _, key in prior.values() if key is not None]
-        load_id = next_id(conn, _T_LOADS)
-        new_comps = _numbered(conn, new_comps, prior, load_id)
-        new_games, new_byes, new_findings = _rows_of(new_comps, rows, files_loaded)
-        conn.execute(
-            sa.insert(_T_LOADS).values(
-                id=load_id, federation=fed, kind="results", loaded_at=_now(),
-                files_loaded=files_loaded.height, files_skipped=files_skipped,
-                competitions_loaded=new_comps.height, competitions_superseded=len(superseded),
-                games_loaded=new_games.height,
-            )
-        )
-        for part in _parts(superseded):
-            conn.execute(
-                sa.update(_T_COMPETITIONS).where(_T_COMPETITIONS.c.id.in_(part)).values(status="superseded")
-            )
-        insert_frame(conn, _T_COMPETITIONS, new_comps)
-        _write_ledger(conn, fed, load_id, new_comps, rows, files_loaded)
-        _write_rows(conn, load_id, new_games, new_byes, new_findings)
-        _stage_players(conn, fed, rows.players)
-        _replace_batch_derived(conn, batch)
-        _mark_pending(conn, fed, load_id)
-        return LoadResult(
-            files_loaded=files_loaded.height,
-            files_skipped=files_skipped,
-            competitions_loaded=new_comps.height,
-            competitions_superseded=len(superseded),
+        return _load_new(conn, batch, rows, new_comps, files_loaded)
+
+
+def _load_new(conn: Connection, batch: LoadBatch, rows: _Conformed, new_comps: pl.DataFrame,
+              files_loaded: pl.DataFrame) -> LoadResult:
+    """:func:`load_batch` once it holds new files: number the new competition versions, supersede
+    the old, write the load, its ledger, rows and players, the derived tables and the pending
+    publication, inside the caller's transaction."""
+    fed = batch.federation
+    files_skipped = rows.files.height - files_loaded.height
+    prior = _prior_versions(conn, fed, new_comps["competition_id"].to_list())
+    superseded = [key for _, key in prior.values() if key is not None]
+    load_id = next_id(conn, _T_LOADS)
+    new_comps = _numbered(conn, new_comps, prior, load_id)
+    new_games, new_byes, new_findings = _rows_of(new_comps, rows, files_loaded)
+    conn.execute(
+        sa.insert(_T_LOADS).values(
+            id=load_id, federation=fed, kind="results", loaded_at=_now(),
+            files_loaded=files_loaded.height, files_skipped=files_skipped,
+            competitions_loaded=new_comps.height, competitions_superseded=len(superseded),
             games_loaded=new_games.height,
-            load_id=load_id,
         )
+    )
+    for part in _parts(superseded):
+        conn.execute(
+            sa.update(_T_COMPETITIONS).where(_T_COMPETITIONS.c.id.in_(part)).values(status="superseded")
+        )
+    insert_frame(conn, _T_COMPETITIONS, new_comps)
+    _write_ledger(conn, fed, load_id, new_comps, rows, files_loaded)
+    _write_rows(conn, load_id, new_games, new_byes, new_findings)
+    _stage_players(conn, fed, rows.players)
+    _replace_batch_derived(conn, batch)
+    _mark_pending(conn, fed, load_id)
+    return LoadResult(
+        files_loaded=files_loaded.height,
+        files_skipped=files_skipped,
+        competitions_loaded=new_comps.height,
+        competitions_superseded=len(superseded),
+        games_loaded=new_games.height,
+        load_id=load_id,
+    )
 
 
 def _replace_batch_derived(conn: Connection, batch: LoadBatch) -> None:

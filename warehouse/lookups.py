@@ -10,13 +10,14 @@ import sqlalchemy as sa
 from sqlalchemy import Engine
 
 from formats.schema import FINDINGS_SCHEMA
+from warehouse._model_types import table_of
 from warehouse.models import Competition, Finding, RatingList
 
 __all__ = ["competitions_of_file", "edition_in_force", "file_findings"]
 
-_C = Competition.__table__  # type: ignore[attr-defined]
-_F = Finding.__table__  # type: ignore[attr-defined]
-_RL = RatingList.__table__  # type: ignore[attr-defined]
+_C = table_of(Competition)
+_F = table_of(Finding)
+_RL = table_of(RatingList)
 
 
 def edition_in_force(engine: Engine, federation: str, as_of: dt.date | None = None) -> tuple[int, dt.date] | None:

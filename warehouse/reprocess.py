@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from sqlalchemy import Engine
 from sqlmodel import Field, SQLModel
 
+from warehouse._model_types import table_of
 from warehouse.db import write_transaction
 from warehouse.decisions import officer
 from warehouse.models import LedgerEntry
@@ -51,8 +52,8 @@ class Reprocessing(SQLModel, table=True):
     note: str | None = Field(default=None, sa_type=_TEXT)  #: why, in the officer's words
 
 
-_T = Reprocessing.__table__  # type: ignore[attr-defined]
-_L = LedgerEntry.__table__  # type: ignore[attr-defined]
+_T = table_of(Reprocessing)
+_L = table_of(LedgerEntry)
 
 #: ``reprocessing()`` frame.
 REPROCESS_SCHEMA: dict[str, pl.DataType] = {

@@ -1,0 +1,303 @@
+"""The read API's history: what the engine re-rates, the current ratings, a player's history
+and the derived rows' counts (see :mod:`warehouse.query`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import polars as pl
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from formats.schema import (
+    COMPETITIONS_SCHEMA,
+    GAMES_SCHEMA,
+    PLAYERS_SCHEMA,
+    RATING_CHANGES_SCHEMA,
+    RATINGS_SCHEMA,
+    concat,
+    empty,
+    merge_players,
+)
+from warehouse._model_types import table_of
+from warehouse._query_tables import (
+    _C,
+    _COMPETITIONS,
+    _G,
+    _L,
+    _P,
+    _R,
+    _RATING_CHANGES,
+    _RC,
+    _S,
+    _cols,
+)
+from warehouse.bulk import read_frame
+from warehouse.models import DerivedState, Explanation
+
+__all__ = [
+    "History",
+    "count_explanations",
+    "current_ratings",
+    "derived_counts",
+    "history",
+    "history_games",
+    "player_history",
+    "rating_basis",
+    "rating_changes",
+    "seed_date",
+]
+
+_WITH_STATUS = {**COMPETITIONS_SCHEMA, "status": pl.Utf8()}
+_GAMES_RATED = {**GAMES_SCHEMA, "rated": pl.Boolean()}
+
+
+@dataclass(frozen=True)
+class History:
+    """The current (non-superseded) history of one federation: what the engine re-rates."""
+
+    seed: pl.DataFrame  #: RATINGS_SCHEMA, the latest seeded starting list (possibly empty)
+    competitions: pl.DataFrame  #: COMPETITIONS_SCHEMA + status (accepted and rejected), by end date
+    games: pl.DataFrame  #: GAMES_SCHEMA + rated, of the current versions, keeping ``source_line``
+    players: pl.DataFrame  #: PLAYERS_SCHEMA, every player the federation's files named
+    seed_edition: int | None = None  #: the edition number the seeded list carried
+    #: ``games`` holds only the games of competitions that end on or after this day (an
+    #: incremental run reads no more than it re-rates); None: every game.
+    games_from: date | None = None
+
+    def laid_over(
+        self, competitions: pl.DataFrame, games: pl.DataFrame, players: pl.DataFrame,
+    ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+        """This history with tonight's competitions laid over it: a competition sent again
+        replaces its old version.
+
+        Returns the accepted competitions, their rated games and every known player (the
+        last known value of each detail).
+        """
+        replaced = competitions.get_column("competition_id").to_list()
+        all_competitions = concat(
+            [self.competitions.filter(~pl.col("competition_id").is_in(replaced)), competitions],
+            COMPETITIONS_SCHEMA,
+        )
+        all_games = concat(
+            [self.games.filter(~pl.col("competition_id").is_in(replaced)), games], GAMES_SCHEMA
+        )
+        accepted = all_competitions.filter(pl.col("status").is_in(["accepted", "accepted_with_exclusions"]))
+        rated_games = all_games.filter(
+            pl.col("competition_id").is_in(accepted.get_column("competition_id").to_list())
+            & pl.col("rated").fill_null(True)
+        )
+        # Tonight's files fill what the history lacks; a detail they leave out is kept (merge_players).
+        known = merge_players(concat([self.players, players], PLAYERS_SCHEMA))
+        return accepted, rated_games, known
+
+
+def seed_date(engine: Engine, federation: str) -> date | None:
+    """The date of the federation's latest seeded starting list (its latest ``as_of``);
+    ``None`` when none was seeded.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> seed_date(get_engine("sqlite://"), "ajusc") is None
+    True
+    """
+    with engine.connect() as conn:
+        seed_ledger = conn.execute(
+            sa.select(sa.func.max(_L.id)).where(_L.federation == federation, _L.kind == "seed")
+        ).scalar()
+        if seed_ledger is None:
+            return None
+        day = conn.execute(sa.select(sa.func.max(_S.as_of)).where(_S.ledger_id == seed_ledger)).scalar()
+    if isinstance(day, str):   # SQLite without type affinity for dates
+        return date.fromisoformat(day[:10])
+    return day if isinstance(day, date) else None
+
+
+def history(engine: Engine, federation: str, *, games_from: date | None = None) -> History:
+    """Read the federation's current history (superseded versions left out).
+
+    ``games_from``: read only the games of competitions that end on or after that day
+    (:attr:`History.games_from`); the competitions, players and seed are read in full.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> h = history(get_engine("sqlite://"), "fide")
+    >>> h.games.columns[-2:]
+    ['source_line', 'rated']
+    """
+    current = (_C.federation == federation) & (_C.status != "superseded")
+    with engine.connect() as conn:
+        seed_ledger = conn.execute(
+            sa.select(sa.func.max(_L.id)).where(
+                _L.federation == federation, _L.kind == "seed"
+            )
+        ).scalar()
+        seed = read_frame(
+            conn,
+            sa.select(*_cols(_S, RATINGS_SCHEMA)).where(_S.ledger_id == seed_ledger).order_by(_S.player_id),
+            RATINGS_SCHEMA,
+        ) if seed_ledger is not None else empty(RATINGS_SCHEMA)
+        seed_edition = conn.execute(
+            sa.select(sa.func.max(_S.edition)).where(_S.ledger_id == seed_ledger)
+        ).scalar() if seed_ledger is not None else None
+        competitions = read_frame(
+            conn,
+            sa.select(*_cols(_C, _WITH_STATUS)).where(current).order_by(_C.end_date, _C.start_date, _C.competition_id),
+            _WITH_STATUS,
+        )
+        games = read_frame(conn, _games_select(federation, games_from), _GAMES_RATED)
+        players = read_frame(
+            conn, sa.select(*_cols(_P, PLAYERS_SCHEMA)).where(_P.federation == federation).order_by(_P.player_id),
+            PLAYERS_SCHEMA,
+        )
+    return History(seed=seed, competitions=competitions, games=games, players=players,
+                   seed_edition=None if seed_edition is None else int(seed_edition), games_from=games_from)
+
+
+def history_games(engine: Engine, federation: str, games_from: date | None = None) -> pl.DataFrame:
+    """:attr:`History.games` as :func:`history` reads it with ``games_from``, alone (the rest of a
+    history already read stays as it is)."""
+    with engine.connect() as conn:
+        return read_frame(conn, _games_select(federation, games_from), _GAMES_RATED)
+
+
+def _games_select(federation: str, games_from: date | None) -> sa.Select[Any]:
+    """The games of the federation's current competitions, in load order; with ``games_from``,
+    only those of competitions ending on or after that day (and of any without an end date)."""
+    where = (_C.federation == federation) & (_C.status != "superseded")
+    if games_from is not None:
+        where = where & ((_C.end_date >= games_from) | _C.end_date.is_(None))
+    return (
+        sa.select(*_cols(_G, _GAMES_RATED))
+        .join(_COMPETITIONS, _C.id == _G.competition_key)
+        .where(where)
+        .order_by(_G.id)
+    )
+
+
+def current_ratings(engine: Engine, federation: str) -> pl.DataFrame:
+    """The current rating state (``ratings`` table, RATINGS_SCHEMA), by player id.
+
+    Examples
+    --------
+    >>> from formats.schema import empty, BYES_SCHEMA, COMPETITIONS_SCHEMA, FINDINGS_SCHEMA
+    >>> from warehouse.db import get_engine
+    >>> from warehouse.load import LoadBatch, load_batch
+    >>> engine = get_engine("sqlite://")
+    >>> state = pl.DataFrame({"player_id": ["9", "7"], "name": ["Berta", "Anna"],
+    ...                       "rating": [1320.0, 1512.5], "games": [12, 43]})
+    >>> nothing = pl.DataFrame(schema={"source": pl.Utf8, "source_sha256": pl.Utf8})
+    >>> _ = load_batch(engine, LoadBatch("ajusc", nothing, empty(COMPETITIONS_SCHEMA), empty(PLAYERS_SCHEMA),
+    ...     empty(GAMES_SCHEMA), empty(BYES_SCHEMA), empty(FINDINGS_SCHEMA), ratings=state))
+    >>> current_ratings(engine, "ajusc").select("player_id", "name", "rating", "games")
+    shape: (2, 4)
+    ┌───────────┬───────┬────────┬───────┐
+    │ player_id ┆ name  ┆ rating ┆ games │
+    │ ---       ┆ ---   ┆ ---    ┆ ---   │
+    │ str       ┆ str   ┆ f64    ┆ i64   │
+    ╞═══════════╪═══════╪════════╪═══════╡
+    │ 7         ┆ Anna  ┆ 1512.5 ┆ 43    │
+    │ 9         ┆ Berta ┆ 1320.0 ┆ 12    │
+    └───────────┴───────┴────────┴───────┘
+    """
+    with engine.connect() as conn:
+        return read_frame(
+            conn,
+            sa.select(*_cols(_R, RATINGS_SCHEMA)).where(_R.federation == federation).order_by(_R.player_id),
+            RATINGS_SCHEMA,
+        )
+
+
+_HISTORY_SCHEMA = {
+    "competition_id": pl.Utf8(),
+    "name": pl.Utf8(),
+    "start_date": pl.Date(),
+    "end_date": pl.Date(),
+    **{k: v for k, v in RATING_CHANGES_SCHEMA.items() if k not in ("federation", "competition_id", "player_id")},
+}
+
+
+def player_history(engine: Engine, federation: str, player_id: str) -> pl.DataFrame:
+    """A player's rating changes, competition by competition, in rating order.
+
+    Columns: competition_id, name (of the competition), start_date, end_date,
+    then the RATING_CHANGES_SCHEMA figures (period, rating_before, ..., rule_set).
+    """
+    current = _COMPETITIONS
+    query = (
+        sa.select(_RC.competition_id, _C.name, _C.start_date, _C.end_date,
+                  *(_RC[k] for k in list(_HISTORY_SCHEMA)[4:]))
+        .select_from(_RATING_CHANGES)
+        .outerjoin(
+            current,
+            (_C.federation == _RC.federation) & (_C.competition_id == _RC.competition_id) & (_C.status != "superseded"),
+        )
+        .where(_RC.federation == federation, _RC.player_id == player_id)
+        .order_by(_RC.seq)
+    )
+    with engine.connect() as conn:
+        return read_frame(conn, query, _HISTORY_SCHEMA)
+
+
+def rating_changes(engine: Engine, federation: str) -> pl.DataFrame:
+    """Every current rating change of ``federation`` (RATING_CHANGES_SCHEMA), in rating order.
+
+    What the backfill compares before and after re-rating, and what an analyst reads
+    to check a published edition against the federation's own figures.
+    """
+    with engine.connect() as conn:
+        return read_frame(
+            conn,
+            sa.select(*_cols(_RC, RATING_CHANGES_SCHEMA)).where(_RC.federation == federation).order_by(_RC.seq),
+            RATING_CHANGES_SCHEMA,
+        )
+
+
+def derived_counts(engine: Engine, federation: str) -> tuple[int, int, int]:
+    """``(rating_changes rows, their games summed, explanations rows)`` of the federation.
+
+    Every explanation row is one player's game, so the last two agree on rows that line up.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> derived_counts(get_engine("sqlite://"), "ajusc")
+    (0, 0, 0)
+    """
+    with engine.connect() as conn:
+        n, games = conn.execute(
+            sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(_RC.games), 0)).where(_RC.federation == federation)
+        ).one()
+    return int(n), int(games), count_explanations(engine, federation)
+
+
+def count_explanations(engine: Engine, federation: str) -> int:
+    """Rows of ``explanations`` the federation holds (an incremental run checks them).
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> count_explanations(get_engine("sqlite://"), "ajusc")
+    0
+    """
+    table = table_of(Explanation)
+    with engine.connect() as conn:
+        return int(conn.execute(sa.select(sa.func.count()).select_from(table).where(table.c.federation == federation)).scalar() or 0)
+
+
+def rating_basis(engine: Engine, federation: str) -> str | None:
+    """The checksum of the seed list and config the stored derived rows were computed from.
+
+    None: not recorded (rows written before incremental runs, or none at all).
+    """
+    state = table_of(DerivedState)
+    with engine.connect() as conn:
+        return conn.execute(
+            sa.select(state.c.content_sha256).where(
+                state.c.federation == federation, state.c.table_name == "basis", state.c.block == 0
+            )
+        ).scalar()
