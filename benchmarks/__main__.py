@@ -36,11 +36,17 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from benchmarks._child import child
+
+if TYPE_CHECKING:
+    from benchmarks.generate import Federation
 
 REPO = Path(__file__).resolve().parents[1]
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -167,169 +173,114 @@ def database(kind: str, folder: Path) -> Iterator[str]:
         yield url
 
 
-def child(argv: list[str]) -> None:
-    """Rows measured inside a child process (``python -m benchmarks --child KIND ...``)."""
-    sys.path.insert(0, str(REPO))
-    kind, folder = argv[0], Path(argv[1])
-    import polars as pl
+def _timed_child(history: Path, kind: str, *extra: str) -> tuple[dict[str, float], float]:
+    """A ``--child`` row of the harness on ``history``: what it printed (JSON) and its peak memory."""
+    _seconds, peak, out = measured([sys.executable, "-m", "benchmarks", "--child", kind, str(history), *extra],
+                                   cwd=REPO)
+    return json.loads(out.strip().splitlines()[-1]), peak
 
-    parts = sorted(folder.glob("*.results.csv"))
-    if kind == "engine" or kind == "reference":
-        import engine
-        import formats
 
-        reads = [formats.read(part) for part in parts]
-        seed = formats.read(next(folder.glob("*.ratings.csv"))).ratings
-        players = formats.read(next(folder.glob("*.players.csv"))).players
-        comps = pl.concat([r.competitions for r in reads], how="vertical_relaxed")
-        games = pl.concat([r.games for r in reads], how="vertical_relaxed")
-        fed = comps.get_column("federation")[0]
-        if kind == "engine":
-            warm = comps.head(3)
-            engine.rate_history(fed, warm, games.filter(pl.col("competition_id").is_in(warm["competition_id"].to_list())),
-                                seed, players=players)
-            t = time.perf_counter()
-            run = engine.rate_history(fed, comps, games, seed, players=players)
-            seconds = time.perf_counter() - t
-            t = time.perf_counter()
-            explained = run.explanations.height  # built on first read
-            print(json.dumps({"seconds": seconds, "games": games.height, "explanations": explained,
-                              "explain_seconds": time.perf_counter() - t}))
+def _engine_rows(system: str, n: int, history: Path, args: argparse.Namespace) -> list[Row]:
+    """The ``engine`` row, and the ``reference`` row beside it unless ``--reference-games 0``."""
+    rows: list[Row] = []
+    out, peak = _timed_child(history, "engine")
+    rows.append(Row(system, n, "engine", "-", out["seconds"], peak,
+                    f"+ {int(out['explanations']):,} explanation rows on first read: "
+                    f"{out.get('explain_seconds', 0.0):.2f} s"))
+    print(rows[-1].line(), flush=True)
+    if args.reference_games:
+        out, peak = _timed_child(history, "reference", str(args.reference_games))
+        ref_rate = out["games"] / out["seconds"]
+        eng_rate = n / rows[-1].seconds
+        rows.append(Row(system, int(out["games"]), "reference", "-", out["seconds"], peak,
+                        f"engine / reference = {eng_rate / ref_rate:.1f}x"))
+        print(rows[-1].line(), flush=True)
+    return rows
+
+
+def _database_rows(rows: list[Row], system: str, fed: Federation, paths: dict[str, Path], history: Path,
+                   db: str, for_db: Path, floor: float, args: argparse.Namespace) -> None:
+    """The rows on one database (fixed, run, incremental, backfill, whatif), appended to ``rows``
+    as each is measured: a row stopped by ``--row-timeout`` leaves the ones before it."""
+    from benchmarks.generate import generate, write_interchange
+
+    n = fed.games
+    with database(db, for_db) as url:
+        base = ["--warehouse", url]
+        empty = for_db / "empty-inbox"
+        empty.mkdir(exist_ok=True)
+        seconds, peak, _ = measured(ratings_cmd("run", "--inbox", str(empty), *base,
+                                                "--reports", str(for_db / "reports")), cwd=for_db, timeout=args.row_timeout)
+        rows.append(Row(system, 0, "fixed", db, seconds, peak, "ratings run on an empty inbox"))
+        print(rows[-1].line(), flush=True)
+        measured(ratings_cmd("seed", "--federation", system, str(paths["ratings"]), *base), cwd=for_db, timeout=args.row_timeout)
+        inbox = for_db / "inbox"
+        inbox.mkdir(exist_ok=True)
+        for part in sorted(history.glob("*.results.csv")):
+            shutil.copy(part, inbox)
+        shutil.copy(paths["players"], inbox)
+        seconds, peak, output = measured(ratings_cmd("run", "--inbox", str(inbox), *base, "--federation", system,
+                                                "--reports", str(for_db / "reports"),
+                                                "--as-of", str(fed.last_day)), cwd=for_db, timeout=args.row_timeout)
+        loaded(output, n)
+        full = seconds
+        rows.append(Row(system, n, "run", db, seconds, peak,
+                        f"marginal / floor = {(seconds - rows[-1].seconds) / floor:.1f}x; {stages(output)}"))
+        print(rows[-1].line(), flush=True)
+        night = generate(system, 10_000_000, players=fed.players.height, seed=args.seed + 1,
+                         competitions_after=fed.last_day + timedelta(days=1), max_competitions=50,
+                         competition_prefix="N")
+        night_paths = write_interchange(night, for_db / "night", stem="night")
+        tonight = for_db / "inbox-night"
+        tonight.mkdir(exist_ok=True)
+        shutil.copy(night_paths["results"], tonight)
+        seconds, peak, output = measured(ratings_cmd("run", "--inbox", str(tonight), *base, "--federation", system,
+                                                "--reports", str(for_db / "reports"),
+                                                "--as-of", str(night.last_day)), cwd=for_db, timeout=args.row_timeout)
+        loaded(output, night.games)
+        rows.append(Row(system, night.games, "incremental", db, seconds, peak,
+                        f"50 competitions on top; {seconds / full:.0%} of the full run; {stages(output)}"))
+        print(rows[-1].line(), flush=True)
+        seconds, peak, output = measured(ratings_cmd("backfill", "--federation", system, "--from", str(fed.first_day),
+                                                *base), cwd=for_db, timeout=args.row_timeout)
+        rows.append(Row(system, n + night.games, "backfill", db, seconds, peak,
+                        f"from the first day; {stages(output)}"))
+        print(rows[-1].line(), flush=True)
+        has_whatif = subprocess.run(ratings_cmd("whatif", "--help"), capture_output=True, cwd=for_db,
+                                    check=False).returncode == 0
+        if has_whatif:
+            player = fed.seed.get_column("player_id")[0]
+            seconds, peak, _ = measured(ratings_cmd("whatif", "--federation", system, "--set-rating",
+                                                    f"{player}=1500", *base, "--format", "csv"), cwd=for_db, timeout=args.row_timeout)
+            rows.append(Row(system, n + night.games, "whatif", db, seconds, peak, f"--set-rating {player}=1500"))
         else:
-            from tests.engine import reference
-
-            limit = int(argv[2])
-            order = comps.sort("end_date", "start_date", "competition_id")
-            counts = games.group_by("competition_id").len()
-            order = order.join(counts, on="competition_id").with_columns(pl.col("len").cum_sum().alias("upto"))
-            keep = order.filter(pl.col("upto") - pl.col("len") < limit)
-            part = games.filter(pl.col("competition_id").is_in(keep["competition_id"].to_list()))
-            references: dict[str, Callable[..., object]] = {
-                "ajusc": reference.barruf, "fide": reference.fide, "egf": reference.egf}
-            fn = references[fed]
-            t = time.perf_counter()
-            # The same players file as the engine: newcomers start from their declared grade or rating.
-            fn(keep.drop("len", "upto"), part, seed, players=players)
-            print(json.dumps({"seconds": time.perf_counter() - t, "games": part.height}))
-    elif kind == "floor":
-        url = argv[2]
-        t = time.perf_counter()
-        frame = pl.concat([pl.read_csv(part, try_parse_dates=True, infer_schema_length=10_000) for part in parts],
-                          how="vertical_relaxed")
-        columns = ["competition_id", "round", "player_a", "player_b", "score_a", "status"]
-        rows = frame.select(columns).rows()
-        if url.startswith("sqlite"):
-            import sqlite3
-
-            con = sqlite3.connect(url.removeprefix("sqlite:///"))
-            con.execute("CREATE TABLE floor_games (competition_id TEXT, round INTEGER, player_a TEXT, "
-                        "player_b TEXT, score_a REAL, status TEXT)")
-            con.executemany("INSERT INTO floor_games VALUES (?, ?, ?, ?, ?, ?)", rows)
-            con.commit()
-            con.close()
-        else:
-            import psycopg
-
-            with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://")) as pg:
-                pg.execute("CREATE TABLE floor_games (competition_id TEXT, round INTEGER, player_a TEXT, "
-                           "player_b TEXT, score_a REAL, status TEXT)")
-                with pg.cursor().copy("COPY floor_games FROM STDIN") as copy:
-                    for row in rows:
-                        copy.write_row(row)
-        print(json.dumps({"seconds": time.perf_counter() - t, "games": frame.height}))
+            rows.append(Row(system, 0, "whatif", db, 0.0, 0.0, "no `ratings whatif` in this version"))
+        print(rows[-1].line(), flush=True)
 
 
 def bench_system(system: str, games: int, databases: list[str], args: argparse.Namespace, work: Path) -> list[Row]:
     sys.path.insert(0, str(REPO))
     from benchmarks.generate import generate, write_interchange
 
-    rows: list[Row] = []
     fed = generate(system, games, players=args.players or None, seed=args.seed)
     history = work / f"{system}-{games}" / "history"
     paths = write_interchange(fed, history)
     n = fed.games
     print(f"# {system}: {n:,} games, {fed.competitions:,} competitions, {fed.players.height:,} players, "
           f"{fed.seed.height:,} on the starting list ({fed.first_day} .. {fed.last_day})", flush=True)
-
-    def timed_child(kind: str, *extra: str) -> tuple[dict[str, float], float]:
-        _seconds, peak, out = measured([sys.executable, "-m", "benchmarks", "--child", kind, str(history), *extra],
-                                       cwd=REPO)
-        return json.loads(out.strip().splitlines()[-1]), peak
-
-    out, peak = timed_child("engine")
-    rows.append(Row(system, n, "engine", "-", out["seconds"], peak,
-                    f"+ {int(out['explanations']):,} explanation rows on first read: "
-                    f"{out.get('explain_seconds', 0.0):.2f} s"))
-    print(rows[-1].line(), flush=True)
-    if args.reference_games:
-        out, peak = timed_child("reference", str(args.reference_games))
-        ref_rate = out["games"] / out["seconds"]
-        eng_rate = n / rows[-1].seconds
-        rows.append(Row(system, int(out["games"]), "reference", "-", out["seconds"], peak,
-                        f"engine / reference = {eng_rate / ref_rate:.1f}x"))
-        print(rows[-1].line(), flush=True)
+    rows = _engine_rows(system, n, history, args)
     if args.quick_engine_only:
         return rows
     for db in databases:
         for_db = work / f"{system}-{games}" / db
         for_db.mkdir(parents=True, exist_ok=True)
         with database(db, for_db) as url:
-            out, peak = timed_child("floor", url)
+            out, peak = _timed_child(history, "floor", url)
             floor = out["seconds"]
             rows.append(Row(system, n, "io floor", db, floor, peak, "polars read_csv + insert game rows"))
             print(rows[-1].line(), flush=True)
         try:
-            with database(db, for_db) as url:
-                base = ["--warehouse", url]
-                empty = for_db / "empty-inbox"
-                empty.mkdir(exist_ok=True)
-                seconds, peak, _ = measured(ratings_cmd("run", "--inbox", str(empty), *base,
-                                                        "--reports", str(for_db / "reports")), cwd=for_db, timeout=args.row_timeout)
-                rows.append(Row(system, 0, "fixed", db, seconds, peak, "ratings run on an empty inbox"))
-                print(rows[-1].line(), flush=True)
-                measured(ratings_cmd("seed", "--federation", system, str(paths["ratings"]), *base), cwd=for_db, timeout=args.row_timeout)
-                inbox = for_db / "inbox"
-                inbox.mkdir(exist_ok=True)
-                for part in sorted(history.glob("*.results.csv")):
-                    shutil.copy(part, inbox)
-                shutil.copy(paths["players"], inbox)
-                seconds, peak, output = measured(ratings_cmd("run", "--inbox", str(inbox), *base, "--federation", system,
-                                                        "--reports", str(for_db / "reports"),
-                                                        "--as-of", str(fed.last_day)), cwd=for_db, timeout=args.row_timeout)
-                loaded(output, n)
-                full = seconds
-                rows.append(Row(system, n, "run", db, seconds, peak,
-                                f"marginal / floor = {(seconds - rows[-1].seconds) / floor:.1f}x; {stages(output)}"))
-                print(rows[-1].line(), flush=True)
-                night = generate(system, 10_000_000, players=fed.players.height, seed=args.seed + 1,
-                                 competitions_after=fed.last_day + timedelta(days=1), max_competitions=50,
-                                 competition_prefix="N")
-                night_paths = write_interchange(night, for_db / "night", stem="night")
-                tonight = for_db / "inbox-night"
-                tonight.mkdir(exist_ok=True)
-                shutil.copy(night_paths["results"], tonight)
-                seconds, peak, output = measured(ratings_cmd("run", "--inbox", str(tonight), *base, "--federation", system,
-                                                        "--reports", str(for_db / "reports"),
-                                                        "--as-of", str(night.last_day)), cwd=for_db, timeout=args.row_timeout)
-                loaded(output, night.games)
-                rows.append(Row(system, night.games, "incremental", db, seconds, peak,
-                                f"50 competitions on top; {seconds / full:.0%} of the full run; {stages(output)}"))
-                print(rows[-1].line(), flush=True)
-                seconds, peak, output = measured(ratings_cmd("backfill", "--federation", system, "--from", str(fed.first_day),
-                                                        *base), cwd=for_db, timeout=args.row_timeout)
-                rows.append(Row(system, n + night.games, "backfill", db, seconds, peak,
-                                f"from the first day; {stages(output)}"))
-                print(rows[-1].line(), flush=True)
-                has_whatif = subprocess.run(ratings_cmd("whatif", "--help"), capture_output=True, cwd=for_db,
-                                            check=False).returncode == 0
-                if has_whatif:
-                    player = fed.seed.get_column("player_id")[0]
-                    seconds, peak, _ = measured(ratings_cmd("whatif", "--federation", system, "--set-rating",
-                                                            f"{player}=1500", *base, "--format", "csv"), cwd=for_db, timeout=args.row_timeout)
-                    rows.append(Row(system, n + night.games, "whatif", db, seconds, peak, f"--set-rating {player}=1500"))
-                else:
-                    rows.append(Row(system, 0, "whatif", db, 0.0, 0.0, "no `ratings whatif` in this version"))
-                print(rows[-1].line(), flush=True)
+            _database_rows(rows, system, fed, paths, history, db, for_db, floor, args)
         except RowTimeout as stopped:
             # The rows after a stopped one need its warehouse: they are not measured.
             rows.append(Row(system, n, "stopped", db, stopped.seconds, stopped.peak_mb,

@@ -104,17 +104,53 @@ def generate(federation: str, games: int, *, players: int | None = None, seed: i
     activity = rng.beta(0.7, 3.0, n_players) + 1e-4
     cdf = np.cumsum(activity) / activity.sum()
     ids = np.array([f"{id_prefix}{i + 1}" for i in range(n_players)])
+    comps = _calendar(rng, games, competitions_after or first_day, max_competitions,
+                      competition_prefix or id_prefix + "C")
+    a, b, comp_index, rounds_col = _pairings(rng, comps, cdf)
+    results = _results(rng, federation, comps, ids, strength, a, b, comp_index, rounds_col)
+    rated = rng.random(n_players) >= prof["unrated"]
+    seed_rating = np.round(strength + rng.normal(0, 40, n_players))
+    seed_frame = pl.DataFrame({
+        "federation": federation,
+        "player_id": ids[rated],
+        "name": [f"Player {i}" for i in ids[rated]],
+        "rating": seed_rating[rated],
+        "games": rng.integers(30, 400, int(rated.sum())),
+        "as_of": first_day,
+    })
+    players_frame = pl.DataFrame({
+        "federation": federation,
+        "player_id": ids,
+        "name": [f"Player {i}" for i in ids],
+        "country": "XX",
+        "club": None,
+        "birth_year": rng.integers(1940, 2012, n_players).astype(np.int32),
+        "declared_rank": _grade(strength) if federation == "egf" else [None] * n_players,
+    })
+    return Federation(federation, results, players_frame, seed_frame, len(comps), comps[0][1], comps[-1][1])
 
-    comps: list[tuple[str, date, int, int]] = []   # id, day, entrants, rounds
+
+#: A calendar entry: competition id, day, entrants, rounds.
+_Competition = tuple[str, date, int, int]
+
+
+def _calendar(rng: np.random.Generator, games: int, day: date, max_competitions: int | None,
+              prefix: str) -> list[_Competition]:
+    """Competitions from ``day`` on, a day or none apart, until about ``games`` games."""
+    comps: list[_Competition] = []
     total = 0
-    day = competitions_after or first_day
     while total < games and (max_competitions is None or len(comps) < max_competitions):
         size = int(np.clip(rng.lognormal(np.log(14), 0.8), 4, 200))
         rounds = int(np.clip(rng.integers(3, 16), 3, max(3, size - 1)))
-        comps.append((f"{competition_prefix or id_prefix + 'C'}{len(comps) + 1:06d}", day, size, rounds))
+        comps.append((f"{prefix}{len(comps) + 1:06d}", day, size, rounds))
         total += (size // 2) * rounds
         day += timedelta(days=int(rng.integers(0, 2)))
+    return comps
 
+
+def _pairings(rng: np.random.Generator, comps: list[_Competition], cdf: np.ndarray,
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every game's two players, competition and round: entrants drawn by activity, random pairings."""
     a_all: list[np.ndarray] = []
     b_all: list[np.ndarray] = []
     comp_of: list[np.ndarray] = []
@@ -129,10 +165,14 @@ def generate(federation: str, games: int, *, players: int | None = None, seed: i
             b_all.append(order[half:2 * half])
             comp_of.append(np.full(half, index))
             round_of.append(np.full(half, rnd + 1))
-    a = np.concatenate(a_all)
-    b = np.concatenate(b_all)
-    comp_index = np.concatenate(comp_of)
-    rounds_col = np.concatenate(round_of)
+    return np.concatenate(a_all), np.concatenate(b_all), np.concatenate(comp_of), np.concatenate(round_of)
+
+
+def _results(rng: np.random.Generator, federation: str, comps: list[_Competition], ids: np.ndarray,
+             strength: np.ndarray, a: np.ndarray, b: np.ndarray, comp_index: np.ndarray,
+             rounds_col: np.ndarray) -> pl.DataFrame:
+    """The games in the interchange columns, results drawn from the strength difference."""
+    prof = PROFILES[federation]
     diff = strength[a] - strength[b]
     p_a = 1.0 / (1.0 + 10.0 ** (-diff / prof["scale"]))
     u = rng.random(a.size)
@@ -159,26 +199,7 @@ def generate(federation: str, games: int, *, players: int | None = None, seed: i
     })
     if federation == "fide":
         results = results.with_columns(pl.lit("standard").alias("modality"))
-    rated = rng.random(n_players) >= prof["unrated"]
-    seed_rating = np.round(strength + rng.normal(0, 40, n_players))
-    seed_frame = pl.DataFrame({
-        "federation": federation,
-        "player_id": ids[rated],
-        "name": [f"Player {i}" for i in ids[rated]],
-        "rating": seed_rating[rated],
-        "games": rng.integers(30, 400, int(rated.sum())),
-        "as_of": first_day,
-    })
-    players_frame = pl.DataFrame({
-        "federation": federation,
-        "player_id": ids,
-        "name": [f"Player {i}" for i in ids],
-        "country": "XX",
-        "club": None,
-        "birth_year": rng.integers(1940, 2012, n_players).astype(np.int32),
-        "declared_rank": _grade(strength) if federation == "egf" else [None] * n_players,
-    })
-    return Federation(federation, results, players_frame, seed_frame, len(comps), comps[0][1], comps[-1][1])
+    return results
 
 
 def write_interchange(fed: Federation, folder: Path, *, stem: str = "history",

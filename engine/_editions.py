@@ -301,15 +301,49 @@ def list_changes(
     if len(points) < 2:
         return pl.DataFrame(schema={"point": pl.Utf8(), **first_list.select(LINE_FIGURES).schema}), {}
     later = points[1:]
+    agg = _played_at(changes, later)
+    start = conform(first, RATINGS_SCHEMA)
+    base = start.select("player_id", pl.col("name").alias("_name0"), pl.col("rating").alias("_rating0"),
+                        pl.col("games").alias("_games0"), pl.col("last_played").alias("_played0"), "status")
+    state = _states_of_players(federation, agg, base, names, config)
+    candidates = _candidate_lines(federation, state, start, points, config)
+    # A stored null ``games`` reads 0 from the first change on (as advance_state writes it).
+    unknown = first_list.filter(pl.col("games").is_null()).with_columns(pl.lit(0, pl.Int64).alias("games"))
+    candidates.append(unknown.select(pl.lit(later[0]).alias("point"), *LINE_FIGURES))
+    found = pl.concat([c.select("point", *LINE_FIGURES) for c in candidates], how="vertical_relaxed")
+    found = found.unique(["point", "player_id"], keep="first", maintain_order=True)
+    before = first_list.select(pl.lit(points[0]).alias("point"), *LINE_FIGURES)
+    seq = pl.concat([before, found], how="vertical_relaxed").sort("player_id", "point", maintain_order=True)
+    by_player = pl.col("player_id")
+    differs = pl.any_horizontal(
+        [pl.col(c).ne_missing(pl.col(c).shift(1).over(by_player)) for c in LINE_FIGURES if c != "player_id"]
+    ) | pl.col("point").shift(1).over(by_player).is_null()
+    lines = seq.filter(differs & (pl.col("point") != points[0])).sort("point", "player_id")
+    newcomers = agg.join(base, on="player_id", how="anti").group_by("player_id").agg(pl.col("point").min())
+    joined = newcomers.group_by("point").len()
+    count = dict(joined.iter_rows())
+    sizes, listed = {}, start.height
+    for p in later:
+        listed += int(count.get(p, 0))
+        sizes[p] = listed
+    return lines, sizes
+
+
+def _played_at(changes: pl.DataFrame, later: list[str]) -> pl.DataFrame:
+    """Per point and player who played there: the last rating, the games and the last end date."""
     rows = changes.filter(pl.col("point").is_in(later)).sort("point", maintain_order=True)
-    agg = rows.group_by(pl.col("point"), pl.col("player_id").cast(pl.Utf8), maintain_order=True).agg(
+    return rows.group_by(pl.col("point"), pl.col("player_id").cast(pl.Utf8), maintain_order=True).agg(
         pl.col("rating_after").cast(pl.Float64).drop_nulls().last().alias("_rating"),
         pl.col("games").cast(pl.Int64).fill_null(0).sum().alias("_games"),
         pl.col("end_date").cast(pl.Date).max().alias("_end"),
     ).sort("player_id", "point", maintain_order=True)
-    start = conform(first, RATINGS_SCHEMA)
-    base = start.select("player_id", pl.col("name").alias("_name0"), pl.col("rating").alias("_rating0"),
-                        pl.col("games").alias("_games0"), pl.col("last_played").alias("_played0"), "status")
+
+
+def _states_of_players(
+    federation: str, agg: pl.DataFrame, base: pl.DataFrame, names: pl.DataFrame | None,
+    config: Mapping[str, Any] | None,
+) -> pl.DataFrame:
+    """Each player's state at each point he played (:data:`_STATE` columns): rating, games, last played, name."""
     by_player = pl.col("player_id")
     state = agg.join(base, on="player_id", how="left", maintain_order="left").with_columns(
         pl.coalesce(pl.col("_rating").forward_fill().over(by_player), pl.col("_rating0")).alias("rating"),
@@ -326,7 +360,15 @@ def list_changes(
                            maintain_order="left")
     else:
         state = state.with_columns(pl.lit(None, pl.Utf8).alias("_known"))
-    state = state.with_columns(pl.coalesce("_name0", "_known").alias("name"), pl.lit(federation).alias("federation"))
+    return state.with_columns(pl.coalesce("_name0", "_known").alias("name"), pl.lit(federation).alias("federation"))
+
+
+def _candidate_lines(
+    federation: str, state: pl.DataFrame, start: pl.DataFrame, points: list[str], config: Mapping[str, Any] | None,
+) -> list[pl.DataFrame]:
+    """The lines that may change: those of the players who played at each point, and where the
+    list's epoch moves, every player's line at that point (the list in full)."""
+    later = points[1:]
     # Each point's epoch, and one date standing for it (any date of an epoch gives the same lines).
     days = {p: point_date(p) for p in points}
     epochs = {p: list_epoch(federation, days[p], config) for p in points}
@@ -336,7 +378,6 @@ def list_changes(
     epoch_day = pl.col("point").replace_strict({p: stand_in[epochs[p]] for p in later}, return_dtype=pl.Date)
     played = state.select("point", *_STATE).with_columns(epoch_day.alias("_epoch_day"))
     candidates = [_rated_lines(federation, played, config)]
-    # Where the epoch moves, every player's line at that point (the list in full).
     for i, p in enumerate(later):
         if epochs[p] != epochs[points[i]]:
             upto = state.filter(pl.col("point") <= p).unique("player_id", keep="last", maintain_order=True)
@@ -346,22 +387,4 @@ def list_changes(
             candidates.append(_rated_lines(
                 federation, full.with_columns(pl.lit(p).alias("point"), pl.lit(stand_in[epochs[p]]).alias("_epoch_day")),
                 config))
-    # A stored null ``games`` reads 0 from the first change on (as advance_state writes it).
-    unknown = first_list.filter(pl.col("games").is_null()).with_columns(pl.lit(0, pl.Int64).alias("games"))
-    candidates.append(unknown.select(pl.lit(later[0]).alias("point"), *LINE_FIGURES))
-    found = pl.concat([c.select("point", *LINE_FIGURES) for c in candidates], how="vertical_relaxed")
-    found = found.unique(["point", "player_id"], keep="first", maintain_order=True)
-    before = first_list.select(pl.lit(points[0]).alias("point"), *LINE_FIGURES)
-    seq = pl.concat([before, found], how="vertical_relaxed").sort("player_id", "point", maintain_order=True)
-    differs = pl.any_horizontal(
-        [pl.col(c).ne_missing(pl.col(c).shift(1).over(by_player)) for c in LINE_FIGURES if c != "player_id"]
-    ) | pl.col("point").shift(1).over(by_player).is_null()
-    lines = seq.filter(differs & (pl.col("point") != points[0])).sort("point", "player_id")
-    newcomers = agg.join(base, on="player_id", how="anti").group_by("player_id").agg(pl.col("point").min())
-    joined = newcomers.group_by("point").len()
-    count = dict(joined.iter_rows())
-    sizes, listed = {}, start.height
-    for p in later:
-        listed += int(count.get(p, 0))
-        sizes[p] = listed
-    return lines, sizes
+    return candidates

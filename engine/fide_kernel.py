@@ -43,6 +43,114 @@ def _k_of(p: int, rs: Any, rating: float, games: Any, seed_k: Any, engine_rated:
                   n_period)
 
 
+# Inlined: a call passing arrays costs reference counting on every game.
+@numba.njit(cache=True, nogil=True, inline="always")
+def _push_event(p: int, day: int, rating: float, prev: int, ev_day: Any, ev_rating: Any, ev_prev: Any,
+                ev_last: Any, n_ev: int) -> int:  # pragma: no cover - compiled
+    """Player ``p``'s rating from list day ``day`` on (after event ``prev``, -1: none); the events' new count."""
+    ev_day[n_ev] = day
+    ev_rating[n_ev] = rating
+    ev_prev[n_ev] = prev
+    ev_last[p] = n_ev
+    return n_ev + 1
+
+
+# Inlined: a call passing arrays costs reference counting on every game.
+@numba.njit(cache=True, nogil=True, inline="always")
+def _join_pool(g: int, side: int, p: int, rs_i: int, q: int, pool_head: Any, pool_next: Any, pool_len: Any,
+               last_rs: Any, pool_mark: Any) -> None:  # pragma: no cover - compiled
+    """Side ``side`` of game ``g`` joins the pool of unrated player ``p`` (period ``q``, rule set ``rs_i``)."""
+    slot = 2 * g + side
+    pool_next[slot] = pool_head[p]
+    pool_head[p] = slot
+    pool_len[p] += 1
+    last_rs[p] = rs_i
+    pool_mark[p] = q
+
+
+# Inlined: a call passing arrays costs reference counting on every game.
+@numba.njit(cache=True, nogil=True, inline="always")
+def _mark_capped(g0: int, g1: int, c: int, ra: Any, rb: Any, a_idx: Any, b_idx: Any, cmark: Any, maxd: Any,
+                 maxg: Any) -> None:  # pragma: no cover - compiled
+    """2022 rule: each player's one capped game of tournament ``c`` (the largest difference over 400)."""
+    for g in range(g0, g1):
+        if np.isnan(ra[g]) or np.isnan(rb[g]):
+            continue
+        d = abs(ra[g] - rb[g])
+        for p in (a_idx[g], b_idx[g]):
+            if cmark[p] != c:
+                cmark[p] = c
+                maxd[p] = 400.0
+                maxg[p] = -1
+            if d > maxd[p]:
+                maxd[p] = d
+                maxg[p] = g
+
+
+# Inlined: called for every game of a pool.
+@numba.njit(cache=True, nogil=True, inline="always")
+def _comp_of(comp_offsets: Any, g: int) -> int:  # pragma: no cover - compiled
+    """The competition holding game ``g``: binary search on ``comp_offsets``."""
+    lo = 0
+    hi = comp_offsets.shape[0] - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if comp_offsets[mid] <= g:
+            lo = mid
+        else:
+            hi = mid
+    c = lo
+    while comp_offsets[c + 1] <= g:
+        c += 1
+    return c
+
+
+# Inlined: runs per pool and period, and a call passing arrays costs reference counting.
+@numba.njit(cache=True, nogil=True, inline="always")
+def _pooled_initial(head: int, m: int, rs: Any, cut: int, pool_next: Any, comp_offsets: Any, comp_end: Any,
+                    score2: Any, ra: Any, rb: Any) -> tuple[float, int]:  # pragma: no cover - compiled
+    """The initial rating a pool of ``m`` game sides earns (NaN: none yet), and its games.
+
+    Only tournaments ending from ``cut`` count, oldest first; one with too few rated
+    opponents is skipped, and so is the first while it scores too little.
+    """
+    e_comp = np.empty(m, dtype=np.int64)
+    e_n = np.zeros(m, dtype=np.int64)
+    e_w2 = np.zeros(m, dtype=np.int64)
+    e_sum = np.zeros(m)
+    n_e = 0
+    s = head
+    while s >= 0:
+        g = s // 2
+        side = s % 2
+        c = _comp_of(comp_offsets, g)
+        if comp_end[c] >= cut:
+            if n_e == 0 or e_comp[n_e - 1] != c:
+                e_comp[n_e] = c
+                n_e += 1
+            j = n_e - 1
+            e_n[j] += 1
+            e_w2[j] += score2[g] if side == 0 else 2 - score2[g]
+            e_sum[j] += rb[g] if side == 0 else ra[g]
+        s = pool_next[s]
+    n_tot = 0
+    w2 = 0
+    tot = 0.0
+    first = True
+    for j in range(n_e - 1, -1, -1):  # oldest event first
+        if e_n[j] < rs.init_min_rated:
+            continue
+        if first and e_w2[j] < rs.init_min_first2:
+            continue
+        first = False
+        n_tot += e_n[j]
+        w2 += e_w2[j]
+        tot += e_sum[j]
+    return initial_from_sums(rs, n_tot, w2, tot), n_tot
+
+
+# One compiled loop over the rating periods, kept whole past 80 lines: its passes share
+# some thirty per-player and per-game arrays; the self-contained steps are the helpers above.
 @numba.njit(cache=True, nogil=True)
 def rate_kernel(
     period_offsets: Any, period_day: Any, period_year: Any, cutoff: Any,
@@ -62,11 +170,7 @@ def rate_kernel(
     n_ev = 0
     for p in range(n_players):
         if not np.isnan(seed_rating[p]):
-            ev_day[n_ev] = -(10**9)
-            ev_rating[n_ev] = seed_rating[p]
-            ev_prev[n_ev] = -1
-            ev_last[p] = n_ev
-            n_ev += 1
+            n_ev = _push_event(p, -(10**9), seed_rating[p], -1, ev_day, ev_rating, ev_prev, ev_last, n_ev)
     engine_rated = np.zeros(n_players, dtype=np.bool_)
     # Pools of unrated players: linked lists of game sides (slot = 2 g + side).
     pool_head = np.full(n_players, -1, dtype=np.int64)
@@ -120,18 +224,7 @@ def rate_kernel(
             g1 = comp_offsets[c + 1]
             # pass 2: 2022 rule, one capped game per player and tournament (the largest difference)
             if rs.cap_mode == CAP_ONCE:
-                for g in range(g0, g1):
-                    if np.isnan(ra[g]) or np.isnan(rb[g]):
-                        continue
-                    d = abs(ra[g] - rb[g])
-                    for p in (a_idx[g], b_idx[g]):
-                        if cmark[p] != c:
-                            cmark[p] = c
-                            maxd[p] = 400.0
-                            maxg[p] = -1
-                        if d > maxd[p]:
-                            maxd[p] = d
-                            maxg[p] = g
+                _mark_capped(g0, g1, c, ra, rb, a_idx, b_idx, cmark, maxd, maxg)
             # pass 3: PD, K and contributions (integers: hundredths)
             for g in range(g0, g1):
                 pa = a_idx[g]
@@ -139,21 +232,11 @@ def rate_kernel(
                 if np.isnan(ra[g]) or np.isnan(rb[g]):
                     # an unrated player's game against a rated opponent joins his pool
                     if np.isnan(ra[g]) and not np.isnan(rb[g]):
-                        slot = 2 * g
-                        pool_next[slot] = pool_head[pa]
-                        pool_head[pa] = slot
-                        pool_len[pa] += 1
+                        _join_pool(g, 0, pa, comp_rs[c], q, pool_head, pool_next, pool_len, last_rs, pool_mark)
                         cnta[g] = 2
-                        last_rs[pa] = comp_rs[c]
-                        pool_mark[pa] = q
                     elif np.isnan(rb[g]) and not np.isnan(ra[g]):
-                        slot = 2 * g + 1
-                        pool_next[slot] = pool_head[pb]
-                        pool_head[pb] = slot
-                        pool_len[pb] += 1
+                        _join_pool(g, 1, pb, comp_rs[c], q, pool_head, pool_next, pool_len, last_rs, pool_mark)
                         cntb[g] = 2
-                        last_rs[pb] = comp_rs[c]
-                        pool_mark[pb] = q
                     continue
                 d = ra[g] - rb[g]
                 if rs.cap_mode == CAP_EVERY:
@@ -190,11 +273,7 @@ def rate_kernel(
             r = (abs(x) + 50) // 100
             delta = r if x >= 0 else -r
             new = ev_rating[ev_last[p]] + delta
-            ev_day[n_ev] = period_day[q]
-            ev_rating[n_ev] = new
-            ev_prev[n_ev] = ev_last[p]
-            ev_last[p] = n_ev
-            n_ev += 1
+            n_ev = _push_event(p, period_day[q], new, ev_last[p], ev_day, ev_rating, ev_prev, ev_last, n_ev)
             games[p] += n_period[p]
             rated_max[p] = max(rated_max[p], new)
             engine_rated[p] = True
@@ -208,60 +287,11 @@ def rate_kernel(
                 pool_head[p] = -1
                 pool_len[p] = 0
                 continue
-            rs = rs_table[last_rs[p]]
-            cut = cutoff[q, last_rs[p]]
-            m = pool_len[p]
-            e_comp = np.empty(m, dtype=np.int64)
-            e_n = np.zeros(m, dtype=np.int64)
-            e_w2 = np.zeros(m, dtype=np.int64)
-            e_sum = np.zeros(m)
-            n_e = 0
-            s = pool_head[p]
-            while s >= 0:
-                g = s // 2
-                side = s % 2
-                # which competition holds game g: binary search on comp_offsets
-                lo = 0
-                hi = comp_offsets.shape[0] - 1
-                while hi - lo > 1:
-                    mid = (lo + hi) // 2
-                    if comp_offsets[mid] <= g:
-                        lo = mid
-                    else:
-                        hi = mid
-                c = lo
-                while comp_offsets[c + 1] <= g:
-                    c += 1
-                if comp_end[c] >= cut:
-                    if n_e == 0 or e_comp[n_e - 1] != c:
-                        e_comp[n_e] = c
-                        n_e += 1
-                    j = n_e - 1
-                    e_n[j] += 1
-                    e_w2[j] += score2[g] if side == 0 else 2 - score2[g]
-                    e_sum[j] += rb[g] if side == 0 else ra[g]
-                s = pool_next[s]
-            n_tot = 0
-            w2 = 0
-            tot = 0.0
-            first = True
-            for j in range(n_e - 1, -1, -1):  # oldest event first
-                if e_n[j] < rs.init_min_rated:
-                    continue
-                if first and e_w2[j] < rs.init_min_first2:
-                    continue
-                first = False
-                n_tot += e_n[j]
-                w2 += e_w2[j]
-                tot += e_sum[j]
-            ru = initial_from_sums(rs, n_tot, w2, tot)
+            ru, n_tot = _pooled_initial(pool_head[p], pool_len[p], rs_table[last_rs[p]], cutoff[q, last_rs[p]],
+                                        pool_next, comp_offsets, comp_end, score2, ra, rb)
             if np.isnan(ru):
                 continue
-            ev_day[n_ev] = period_day[q]
-            ev_rating[n_ev] = ru
-            ev_prev[n_ev] = -1
-            ev_last[p] = n_ev
-            n_ev += 1
+            n_ev = _push_event(p, period_day[q], ru, -1, ev_day, ev_rating, ev_prev, ev_last, n_ev)
             games[p] = n_tot
             rated_max[p] = ru
             engine_rated[p] = True

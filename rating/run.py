@@ -96,57 +96,18 @@ def _rate_entered_list(
         return rate(history, batch, config, as_of, entry=in_force)
     tonight_ids = batch.competitions.get_column("competition_id").to_list()
     seed = history.seed
-    bounds: list[tuple[date | None, date | None]] = []
-    low: date | None = None
-    for day, _ in cuts:
-        bounds.append((low, day))
-        low = day
-    bounds.append((low, None))
+    cut_days: list[date | None] = [day for day, _ in cuts]
+    bounds = list(zip([None, *cut_days], [*cut_days, None], strict=True))
     runs: list[Rated] = []
     raised: list[tuple[date, pl.DataFrame]] = []
     carried: engine.lists.Pooled | None = None
     for i, (lo, hi) in enumerate(bounds):
-        inside = pl.lit(True)
-        if lo is not None:
-            inside = inside & (end >= lo)
-        if hi is not None:
-            inside = inside & (end < hi)
-        # A competition tonight replaces its stored version in every segment.
-        old = history.competitions.filter(inside & ~pl.col("competition_id").is_in(tonight_ids))
-        new = batch.competitions.filter(inside | (pl.col("status") == "superseded"))
-        part = replace(
-            history, seed=seed, competitions=old,
-            games=history.games.filter(pl.col("competition_id").is_in(old.get_column("competition_id").to_list())),
-        )
-        tonight = replace(
-            batch, competitions=new,
-            games=batch.games.filter(pl.col("competition_id").is_in(new.get_column("competition_id").to_list())),
-        )
-        seg_comps, seg_games, _ = part.laid_over(tonight.competitions, tonight.games, tonight.players)
-        if carried is not None:
-            part = replace(
-                part, competitions=pl.concat([part.competitions, carried.competitions], how="diagonal_relaxed"),
-                games=pl.concat([part.games, carried.games], how="diagonal_relaxed"),
-            )
-        done = rate(part, tonight, config, as_of, entry=in_force)
-        if carried is not None:
-            replayed, ghosts = carried.competitions.get_column("competition_id").to_list(), carried.stand_ins
-            done = replace(done, run=engine.RatingRun(
-                changes=done.run.changes.filter(~pl.col("competition_id").is_in(replayed)),
-                explanations=done.run.explanations.filter(~pl.col("competition_id").is_in(replayed)),
-                ratings=done.run.ratings.filter(~pl.col("player_id").is_in(ghosts)),
-            ))
+        done, seg_comps, seg_games = _rate_segment(history, batch, seed, (lo, hi), carried, config, as_of, in_force)
         runs.append(done)
         carried = None
         if hi is not None:
-            seed = adjusted(done.run.ratings, in_force.on(hi), cuts[i][1])
-            before = done.run.ratings.select("player_id", pl.col("rating").alias("_before"))
-            raised.append((hi, seed.join(before, on="player_id", how="inner").filter(
-                pl.col("rating") != pl.col("_before")).select("player_id", "rating")))
-            carried = pooled_games(done.run.ratings, done.run.changes, seg_comps, seg_games)
-            seed = pl.concat(
-                [seed.filter(~pl.col("player_id").is_in(carried.players)), carried.seed], how="diagonal_relaxed"
-            )
+            seed, up, carried = _across_the_cut(done, in_force, hi, cuts[i][1], seg_comps, seg_games)
+            raised.append((hi, up))
     last = runs[-1]
     return replace(
         last,
@@ -163,6 +124,67 @@ def _rate_entered_list(
         full_reason=f"re-rated from the seed in {len(runs)} segments (adjustment of {cuts[0][0]})",
         adjustments=raised,
     )
+
+
+def _rate_segment(
+    history: warehouse.History, batch: FederationBatch, seed: pl.DataFrame, span: tuple[date | None, date | None],
+    carried: engine.lists.Pooled | None, config: dict[str, object], as_of: date | None, in_force: StandardInForce,
+) -> tuple[Rated, pl.DataFrame, pl.DataFrame]:
+    """The competitions ending in ``span`` (from, before; ``None``: open) rated from ``seed``.
+
+    The pooled games ``carried`` over the cut before are replayed and their rows dropped.
+    Also returns the segment's accepted competitions and games (what the next cut carries).
+    """
+    lo, hi = span
+    end = pl.coalesce("end_date", "start_date")
+    tonight_ids = batch.competitions.get_column("competition_id").to_list()
+    inside = pl.lit(True)
+    if lo is not None:
+        inside = inside & (end >= lo)
+    if hi is not None:
+        inside = inside & (end < hi)
+    # A competition tonight replaces its stored version in every segment.
+    old = history.competitions.filter(inside & ~pl.col("competition_id").is_in(tonight_ids))
+    new = batch.competitions.filter(inside | (pl.col("status") == "superseded"))
+    part = replace(
+        history, seed=seed, competitions=old,
+        games=history.games.filter(pl.col("competition_id").is_in(old.get_column("competition_id").to_list())),
+    )
+    tonight = replace(
+        batch, competitions=new,
+        games=batch.games.filter(pl.col("competition_id").is_in(new.get_column("competition_id").to_list())),
+    )
+    seg_comps, seg_games, _ = part.laid_over(tonight.competitions, tonight.games, tonight.players)
+    if carried is not None:
+        part = replace(
+            part, competitions=pl.concat([part.competitions, carried.competitions], how="diagonal_relaxed"),
+            games=pl.concat([part.games, carried.games], how="diagonal_relaxed"),
+        )
+    done = rate(part, tonight, config, as_of, entry=in_force)
+    if carried is not None:
+        replayed, ghosts = carried.competitions.get_column("competition_id").to_list(), carried.stand_ins
+        done = replace(done, run=engine.RatingRun(
+            changes=done.run.changes.filter(~pl.col("competition_id").is_in(replayed)),
+            explanations=done.run.explanations.filter(~pl.col("competition_id").is_in(replayed)),
+            ratings=done.run.ratings.filter(~pl.col("player_id").is_in(ghosts)),
+        ))
+    return done, seg_comps, seg_games
+
+
+def _across_the_cut(
+    done: Rated, in_force: StandardInForce, day: date, below: float, seg_comps: pl.DataFrame, seg_games: pl.DataFrame,
+) -> tuple[pl.DataFrame, pl.DataFrame, engine.lists.Pooled]:
+    """The seed of the segment from adjustment day ``day``, the ratings the adjustment raised
+    (``player_id, rating``) and the pooled games carried over the cut."""
+    seed = adjusted(done.run.ratings, in_force.on(day), below)
+    before = done.run.ratings.select("player_id", pl.col("rating").alias("_before"))
+    raised = seed.join(before, on="player_id", how="inner").filter(
+        pl.col("rating") != pl.col("_before")).select("player_id", "rating")
+    carried = pooled_games(done.run.ratings, done.run.changes, seg_comps, seg_games)
+    seed = pl.concat(
+        [seed.filter(~pl.col("player_id").is_in(carried.players)), carried.seed], how="diagonal_relaxed"
+    )
+    return seed, raised, carried
 
 
 def adjusted_at(state: pl.DataFrame, point: str, rated: Rated, changes: pl.DataFrame) -> pl.DataFrame:
@@ -217,33 +239,7 @@ def rate(
     """
     lists = lists_of(config)
     if len(lists) > 1:
-        parts: dict[str, Rated] = {}
-        for name in lists:
-            part, tonight = _only_list(history, batch, lists, name)
-            if name != lists[0] and part.competitions.height == 0 and tonight.competitions.height == 0:
-                continue  # nothing was ever rated in this list
-            if name == lists[0]:
-                parts[name] = rate(part, tonight, {**config, "lists": [name]}, as_of)
-            else:
-                in_force = StandardInForce.of(history.seed, parts[lists[0]].run.changes)
-                parts[name] = _rate_entered_list(part, tonight, {**config, "lists": [name]}, as_of, name, in_force)
-        first = parts[lists[0]]
-        accepted, _, players = history.laid_over(batch.competitions, batch.games, batch.players)
-        return replace(
-            first,
-            run=engine.RatingRun(
-                changes=pl.concat([p.run.changes for p in parts.values()]),
-                explanations=pl.concat([p.run.explanations for p in parts.values()]),
-                ratings=first.run.ratings,
-            ),
-            competitions=accepted,
-            changed=batch.competitions.get_column("competition_id").unique(maintain_order=True).to_list(),
-            players=players,
-            derived_offset=None,
-            basis=rating_basis(history.seed, config),
-            full_reason=f"{len(lists)} lists, each re-rated from its start",
-            lists=parts,
-        )
+        return _rate_lists(history, batch, config, as_of, lists)
     fed = batch.federation
     accepted, games, players = history.laid_over(batch.competitions, batch.games, batch.players)
     basis = rating_basis(history.seed, config)
@@ -297,6 +293,40 @@ def rate(
         derived_offset=offset,
         basis=basis,
         full_reason=reason,
+    )
+
+
+def _rate_lists(
+    history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None,
+    lists: list[str],
+) -> Rated:
+    """:func:`rate` of a federation with several lists: each on its own, always in full."""
+    parts: dict[str, Rated] = {}
+    for name in lists:
+        part, tonight = _only_list(history, batch, lists, name)
+        if name != lists[0] and part.competitions.height == 0 and tonight.competitions.height == 0:
+            continue  # nothing was ever rated in this list
+        if name == lists[0]:
+            parts[name] = rate(part, tonight, {**config, "lists": [name]}, as_of)
+        else:
+            in_force = StandardInForce.of(history.seed, parts[lists[0]].run.changes)
+            parts[name] = _rate_entered_list(part, tonight, {**config, "lists": [name]}, as_of, name, in_force)
+    first = parts[lists[0]]
+    accepted, _, players = history.laid_over(batch.competitions, batch.games, batch.players)
+    return replace(
+        first,
+        run=engine.RatingRun(
+            changes=pl.concat([p.run.changes for p in parts.values()]),
+            explanations=pl.concat([p.run.explanations for p in parts.values()]),
+            ratings=first.run.ratings,
+        ),
+        competitions=accepted,
+        changed=batch.competitions.get_column("competition_id").unique(maintain_order=True).to_list(),
+        players=players,
+        derived_offset=None,
+        basis=rating_basis(history.seed, config),
+        full_reason=f"{len(lists)} lists, each re-rated from its start",
+        lists=parts,
     )
 
 
