@@ -46,7 +46,10 @@ def apply(rule: Callable[..., Checked[V]], *columns: Sequence[Any]) -> tuple[lis
     else:
         memo = {k: rule(*(v.strip() for v in k)) for k in set(zip(*columns, strict=True))}
         keys = zip(*columns, strict=True)
-    values = list(map({k: v for k, (v, _) in memo.items()}.__getitem__, keys))
+    if len(memo) == 1:  # one value for the whole file, as most columns are
+        values = [next(iter(memo.values()))[0]] * len(columns[0])
+    else:
+        values = list(map({k: v for k, (v, _) in memo.items()}.__getitem__, keys))
     bad = {k: p for k, (_, p) in memo.items() if p is not None}
     if not bad:
         return values, []

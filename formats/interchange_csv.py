@@ -118,7 +118,7 @@ def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
             if any(cell.strip() for cell in row):
                 yield n, row
         return
-    physical = split_lines(text) if '"' in text else []
+    physical = split_lines(text)
     reader = csv.reader(io.StringIO(text, newline=""), strict=False)
     before = 0
     while True:
