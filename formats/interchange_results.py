@@ -249,7 +249,21 @@ def _games_and_players(g: _Good, games: list[int] | None) -> tuple[pl.DataFrame,
         seen = dict.fromkeys(zip(chain.from_iterable(zip(fed, fed, strict=True)),
                                  chain.from_iterable(zip(a, b, strict=True))))
     players = pl.from_dicts([{"federation": f, "player_id": p} for f, p in seen], schema=PLAYERS_SCHEMA)
-    return pl.DataFrame(cols, schema=GAMES_SCHEMA), players
+    return _frame(cols, GAMES_SCHEMA), players
+
+
+#: Up to this many rows a frame is built fastest from a dict a row (one call into polars);
+#: beyond, a column at a time. Either way the same frame.
+_ROWS_AS_DICTS = 100
+
+
+def _frame(cols: dict[str, list[Any]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    n = len(next(iter(cols.values())))
+    if 0 < n <= _ROWS_AS_DICTS:
+        names = list(schema)
+        return pl.from_dicts([dict(zip(names, row, strict=True)) for row in zip(*(cols[c] for c in names), strict=True)],
+                             schema=schema)
+    return pl.DataFrame(cols, schema=schema)
 
 
 def _results(
