@@ -75,25 +75,29 @@ def _table(header: list[str], header_line: int, text: str) -> _Table:
     return _Table(read.lines, {c: columns.get(c, empty) for c in RESULTS_COLUMNS}, unread)
 
 
-#: The rules of a row in the order an organiser reads them: (name of the value it gives, or None
-#: for a rule of whole columns that gives only problems; columns it reads; field it reports; rule).
-_ROW_RULES: tuple[tuple[str | None, tuple[str, ...], str, Any], ...] = (
-    ("federation", ("federation",), "federation", rules.federation),
-    (None, ("competition_id",), "competition_id", functools.partial(rules.missing, "competition_id")),
-    ("start_date", ("start_date",), "start_date", rules.start_date),
-    ("end_date", ("start_date", "end_date"), "end_date", rules.end_date),
-    ("round", ("round",), "round", rules.round_),
-    (None, ("player_a",), "player_a", functools.partial(rules.missing, "player_a")),
-    (None, ("player_b",), "player_b", functools.partial(rules.missing, "player_b")),
-    (None, ("player_a", "player_b"), "player_b", rules.self_pairing),
-    ("status_text", ("status",), "status", rules.status),
-    ("score", ("score_a", "status"), "score_a", rules.score),
-    ("handicap", ("handicap",), "handicap", rules.handicap),
-    ("results_public", ("results_public",), "results_public", rules.results_public),
-    ("colour_a", ("colour_a",), "colour_a", rules.colour),
-)
+def _row_rules(expected: str | None) -> tuple[tuple[str | None, tuple[str, ...], str, Any], ...]:
+    """The rules of a row in the order an organiser reads them: (name of the value it gives, or
+    None for a rule of whole columns that gives only problems; columns it reads; field it
+    reports; rule). ``expected``: the federation the file was sent for."""
+    return (
+        ("federation", ("federation",), "federation", functools.partial(rules.federation, expected=expected)),
+        (None, ("competition_id",), "competition_id", functools.partial(rules.missing, "competition_id")),
+        ("start_date", ("start_date",), "start_date", rules.start_date),
+        ("end_date", ("start_date", "end_date"), "end_date", rules.end_date),
+        ("round", ("round",), "round", rules.round_),
+        (None, ("player_a",), "player_a", functools.partial(rules.missing, "player_a")),
+        (None, ("player_b",), "player_b", functools.partial(rules.missing, "player_b")),
+        (None, ("player_a", "player_b"), "player_b", rules.self_pairing),
+        ("status", ("status",), "status", rules.status),
+        ("score", ("score_a", "status"), "score_a", rules.score),
+        ("handicap", ("handicap",), "handicap", rules.handicap),
+        ("results_public", ("results_public",), "results_public", rules.results_public),
+        ("colour_a", ("colour_a",), "colour_a", rules.colour),
+    )
+
+
 #: Ranks of the findings about the rows the rules of a row accept, after those rules.
-_EMAIL, _SAME_RANK, _ADDRESS, _NAME, _REPEATED = range(len(_ROW_RULES) + 1, len(_ROW_RULES) + 6)
+_EMAIL, _SAME_RANK, _ADDRESS, _NAME, _REPEATED = range(len(_row_rules(None)) + 1, len(_row_rules(None)) + 6)
 
 
 def _check_rows(t: _Table, expected: str | None) -> tuple[dict[str, list[Any]], list[int] | None]:
@@ -101,14 +105,11 @@ def _check_rows(t: _Table, expected: str | None) -> tuple[dict[str, list[Any]], 
     cid = t.stripped("competition_id")
     values: dict[str, list[Any]] = {}
     rejected: set[int] = set()
-    for rank, (name, reads, fld, rule) in enumerate(_ROW_RULES, start=1):
+    for rank, (name, reads, fld, rule) in enumerate(_row_rules(expected), start=1):
         if name is None:
             problems = rule(*map(t.stripped, reads))
         else:
-            inputs = [t.columns[c] for c in reads]
-            if rule is rules.federation:
-                rule = functools.partial(rules.federation, expected=expected)
-            values[name], problems = rules.apply(rule, *inputs)
+            values[name], problems = rules.apply(rule, *(t.columns[c] for c in reads))
         for i, problem in problems:
             reject = problem.severity == "reject"
             t.add(t.lines[i], rank, problem, fld, cid[i] or None, _NOT_RATED if reject else "")

@@ -578,6 +578,36 @@ def test_every_valid_spelling_is_read_without_findings(
         f"C{c}": public[c - 1].lower() not in ("0", "f") for c, *_ in rows}
 
 
+def _csv_module_records(text: str) -> list[tuple[int, list[str]]]:
+    """(first line, fields) of each non-blank record as the csv module reads them."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=False)
+    out, before = [], 0
+    for row in reader:
+        start, before = before + 1, reader.line_num
+        if row and any(cell.strip() for cell in row):
+            out.append((start, row))
+    return out
+
+
+@pytest.mark.hypothesis
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(",\r\n \t\x0b\x1c\x85\xa0\u3000\x00ab1", max_size=40))
+def test_records_without_quotes_split_as_the_csv_module_splits_them(text: str) -> None:
+    """Records of a file without quotes, and its columns, as the csv module reads them:
+    line numbers, blank lines of spaces and commas, every line ending."""
+    from formats.interchange_csv import _columns, _rows
+
+    expected = _csv_module_records(text)
+    assert list(_rows(text)) == expected
+    if expected:
+        header_line, n = expected[0][0], len(expected[0][1])
+        read = _columns(text, header_line, n)
+        kept = [(line, row) for line, row in expected[1:] if len(row) == n]
+        assert read.lines == [line for line, _ in kept]
+        assert read.columns == [[row[j] for _, row in kept] for j in range(n)]
+        assert read.odd == [(line, row) for line, row in expected[1:] if len(row) != n]
+
+
 def test_a_large_file_is_read() -> None:
     rows = [
         # 40,000 players: within the players limit (a file over it is refused whole, its games not kept)
