@@ -121,6 +121,7 @@ def _check_rows(t: _Table, expected: str | None) -> tuple[dict[str, list[Any]], 
 
 
 def _pick(values: list[Any], rows: list[int] | None) -> list[Any]:
+    """The ``values`` of ``rows`` (None: all of them, the list itself)."""
     return values if rows is None else [values[i] for i in rows]
 
 
@@ -137,6 +138,7 @@ class _Good:
 
 
 def _good_rows(t: _Table, values: dict[str, list[Any]], rows: list[int] | None) -> _Good:
+    """The columns of the accepted ``rows`` (None: all) and their competitions; a bad address is a warning."""
     c = t.columns
     scores = _pick(values["score"], rows)
     col: dict[str, list[Any]] = {
@@ -229,6 +231,7 @@ def _repeated(t: _Table, g: _Good) -> list[int] | None:
 
 
 def _competitions(name: str, digest: str, g: _Good, address: list[str | None]) -> pl.DataFrame:
+    """A row a competition, as its first row says, with the rounds that have games."""
     # a repeated game's round has its first listing
     rounds = Counter(map(floordiv, set(g.round_key), repeat(MAX_ROUND + 1)))
     c = g.col
@@ -242,6 +245,7 @@ def _competitions(name: str, digest: str, g: _Good, address: list[str | None]) -
 
 
 def _games_and_players(g: _Good, games: list[int] | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The games (None: every accepted row), and their players in the order they first play."""
     cols = {c: _pick(g.col[c], games) for c in GAMES_SCHEMA}
     fed, a, b = cols["federation"], cols["player_a"], cols["player_b"]
     if len(set(fed)) == 1:  # one federation: no pair to make for each player
@@ -259,6 +263,7 @@ _ROWS_AS_DICTS = 100
 
 
 def _frame(cols: dict[str, list[Any]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """Columns of plain values as a frame of ``schema``."""
     n = len(next(iter(cols.values())))
     if 0 < n <= _ROWS_AS_DICTS:
         names = list(schema)
