@@ -30,7 +30,7 @@ from formats.interchange_csv import (
     kind_of_header,
 )
 from formats.interchange_lists import _aliases, _players, _ratings
-from formats.interchange_results import _results, _results_fast
+from formats.interchange_results import _results
 from formats.result import ReadResult, sha256
 
 __all__ = [
@@ -39,13 +39,6 @@ __all__ = [
     "from_interchange",
     "kind_of_header",
 ]
-
-
-#: Results files of more rows than this try the vectorised reader first; smaller ones go
-#: straight to the row reader, faster below about 800 rows: the vectorised path's 14 polars
-#: queries cost ~5 ms a file, the row reader ~10 us a row. Both read alike
-#: (tests hold them equal).
-FAST_PATH_MIN_ROWS = 800
 
 
 def from_interchange(data: bytes, name: str, *, federation: str | None = None) -> ReadResult:
@@ -105,12 +98,8 @@ def from_interchange(data: bytes, name: str, *, federation: str | None = None) -
             line=first[0],
         )
         return ReadResult.build(name, digest, None, f)
-    if kind == "results" and max(dec.text.count("\n"), dec.text.count("\r")) > FAST_PATH_MIN_ROWS:
-        fast = _results_fast(name, digest, header, first[0], dec.text, f, federation)
-        if fast is not None:
-            return fast
-    reader = {"results": _results, "players": _players, "ratings": _ratings, "aliases": _aliases}[
-        kind
-    ]
+    if kind == "results":
+        return _results(name, digest, header, first[0], dec.text, f, federation)
+    reader = {"players": _players, "ratings": _ratings, "aliases": _aliases}[kind]
     return reader(name, digest, header, first[0], rows, f, federation)
 

@@ -7,6 +7,8 @@ import csv
 import io
 import re
 from collections.abc import Iterator
+from operator import methodcaller
+from typing import NamedTuple
 
 from formats._common import (
     KNOWN_FEDERATIONS,
@@ -104,7 +106,19 @@ def kind_of_header(columns: list[str]) -> str | None:
 
 def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
     """(first physical line, fields) of each non-blank record."""
-    physical = split_lines(text) if '"' in text else []
+    if '"' not in text:
+        # Without quotes a record is a line and its fields split at every comma, as the csv
+        # module splits them; it refuses a field over its size limit, and reads no further.
+        limit = csv.field_size_limit()
+        for n, line in enumerate(io.StringIO(text, newline=""), start=1):
+            row = line.rstrip("\r\n").split(",")
+            if len(line) > limit and max(map(len, row)) > limit:
+                yield n, [_CSV_ERROR]
+                return
+            if any(cell.strip() for cell in row):
+                yield n, row
+        return
+    physical = split_lines(text)
     reader = csv.reader(io.StringIO(text, newline=""), strict=False)
     before = 0
     while True:
@@ -122,6 +136,46 @@ def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
             return
         if row and any(cell.strip() for cell in row):
             yield start, row
+
+
+#: The characters ``str.strip`` strips (``str.isspace``), and the separator: a record of only these is blank.
+_BLANK = ",\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+
+
+class _Columns(NamedTuple):
+    """The records after the header, as columns of ``n`` fields."""
+
+    lines: list[int]  #: the first physical line of each record
+    columns: list[list[str]]  #: the fields of each column, as written (not stripped)
+    odd: list[tuple[int, list[str]]]  #: (line, fields) of each record of another number of fields, or unreadable
+
+
+def _columns(text: str, header_line: int, n: int) -> _Columns:
+    """The records after the header (``header_line``) of ``n`` fields as columns, and the others.
+
+    Without quotes a record is a line and splits at every comma: the lines of ``n`` fields are
+    joined and split once, and each column is a slice, without a list for each record.
+    """
+    lines = [] if '"' in text else split_lines(text) if "\r" in text else text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the final line's end
+    if not lines or max(map(len, lines)) > csv.field_size_limit():
+        rows = [row for row in _rows(text) if row[0] > header_line]
+        kept = [row for row in rows if len(row[1]) == n]
+        odd = [row for row in rows if len(row[1]) != n]
+        return _Columns([line for line, _ in kept], [list(col) for col in zip(*(r for _, r in kept))]
+                        or [[] for _ in range(n)], odd)
+    body, numbers = lines[header_line:], list(range(header_line + 1, len(lines) + 1))
+    counts = list(map(methodcaller("count", ","), body))
+    if counts.count(n - 1) != len(body) or "" in map(methodcaller("strip", _BLANK), body):
+        keep = [i for i, (c, line) in enumerate(zip(counts, body, strict=True)) if c == n - 1 and line.strip(_BLANK)]
+        odd = [(numbers[i], line.split(",")) for i, (c, line) in enumerate(zip(counts, body, strict=True))
+               if c != n - 1 and line.strip(_BLANK)]
+        body, numbers = [body[i] for i in keep], [numbers[i] for i in keep]
+    else:
+        odd = []
+    flat = ",".join(body).split(",") if body else []
+    return _Columns(numbers, [flat[j::n] for j in range(n)], odd)
 
 
 def _federation(value: str, expected: str | None) -> str | None:
@@ -170,33 +224,30 @@ def _check_header(
     return ok
 
 
+def _record_problem(header: list[str], row: list[str], key: str | None) -> tuple[str, str, str | None] | None:
+    """(rule, message, competition id) of a record that cannot be read; None when it can."""
+    if row == [_CSV_ERROR]:
+        return "format.csv.bad_quote", "a quoted field is never closed: the rest of the file cannot be read", None
+    n = len(header)
+    if len(row) == n:
+        return None
+    cid = row[header.index(key)].strip() if key in header and header.index(key) < len(row) else None
+    return (
+        "format.csv.field_count",
+        f"expected {n} fields as in the header, found {len(row)} (truncated or extra separator?)",
+        cid or None,
+    )
+
+
 def _records(
     header: list[str], rows: Iterator[tuple[int, list[str]]], f: Findings, key: str | None
 ) -> Iterator[tuple[int, dict[str, str]]]:
     """Records as dicts; rows with a wrong number of fields become findings."""
-    n = len(header)
     for line, row in rows:
-        if row == [_CSV_ERROR]:
-            f.add(
-                "format.csv.bad_quote",
-                "reject",
-                "a quoted field is never closed: the rest of the file cannot be read",
-                line=line,
-            )
-            continue
-        if len(row) != n:
-            cid = (
-                row[header.index(key)].strip()
-                if key in header and header.index(key) < len(row)
-                else None
-            )
-            f.add(
-                "format.csv.field_count",
-                "reject",
-                f"expected {n} fields as in the header, found {len(row)} (truncated or extra separator?)",
-                line=line,
-                competition_id=cid or None,
-            )
+        problem = _record_problem(header, row, key)
+        if problem is not None:
+            rule, message, cid = problem
+            f.add(rule, "reject", message, line=line, competition_id=cid)
             continue
         yield line, {h: v.strip() for h, v in zip(header, row, strict=True)}
 

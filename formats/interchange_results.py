@@ -1,34 +1,32 @@
-"""Interchange CSV ``*.results.csv``: the vectorised reader of a clean file and the exact
-row-by-row reader that finds every problem (``formats.interchange``)."""
+"""Interchange CSV ``*.results.csv`` (``formats.interchange``): one reader for every file.
+
+The file is read column by column: each rule of a row (``formats._interchange_rules``)
+runs once per distinct value of its columns, and the rules of a competition (one set of
+dates, one name, one address) and of repeated games compare whole columns. Findings come
+out in the order of the file: by line, and within a line in the order of the rules.
+"""
 
 from __future__ import annotations
 
-import csv
-import io
-import re
-from collections.abc import Iterator
+import functools
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import chain, repeat
+from operator import add, floordiv, itemgetter, mul
+from typing import Any
 
 import polars as pl
 
-from formats._common import (
-    KNOWN_FEDERATIONS,
-    Findings,
-    is_digits,
-    parse_iso_date,
-    split_lines,
-)
-from formats.address import AddressError, email_address
+from formats import _interchange_rules as rules
+from formats._common import Findings
 from formats.interchange_csv import (
-    _FALSE,
-    _SCORES,
-    _STATUSES,
-    _TRUE,
     MAX_ROUND,
     RESULTS_COLUMNS,
     RESULTS_REQUIRED,
     _check_header,
-    _federation,
-    _records,
+    _columns,
+    _record_problem,
 )
 from formats.result import ReadResult, frame
 from formats.schema import (
@@ -37,241 +35,241 @@ from formats.schema import (
     PLAYERS_SCHEMA,
 )
 
-_HANDICAP = re.compile(r"-?[0-9]{1,2}")
+_FORMAT = "interchange-results"
+_NOT_RATED = "; the competition is not rated until this row is fixed"
+#: Columns of a competition that every one of its rows must repeat, in the order they are reported.
+_SAME = ("start_date", "end_date", "results_public", "modality", "event_class")
 
 
-def _results_fast(
-    name: str,
-    digest: str,
-    header: list[str],
-    hline: int,
-    text: str,
-    f: Findings,
-    federation: str | None,
-) -> ReadResult | None:
-    """Vectorised reading of a results file in which every row is valid; None declines.
+@dataclass
+class _Table:
+    """The readable records of a file, as columns of text as written ("" for an absent column)."""
 
-    The row-by-row reader (:func:`_results`) is exact but reads about 10k rows a
-    second; history backfills bring files of a million games. This path checks
-    every rule of the row reader with polars expressions and returns the same
-    frames, or declines as soon as anything would be a finding (the row reader
-    then names each problem) or the text does not map one record per line
-    (blank lines, quoted line breaks). ``tests/formats/test_interchange.py``
-    holds the two paths equal.
-    """
-    g = Findings(f.source, f.federation, rows=list(f.rows))
-    if not _check_header(header, hline, RESULTS_COLUMNS, RESULTS_REQUIRED, g):
+    lines: list[int]
+    columns: dict[str, list[str]]
+    #: (line, rank, rule, severity, message, field, competition id): sorted, they are the findings.
+    found: list[tuple[Any, ...]] = field(default_factory=list)
+    _stripped: dict[str, list[str]] = field(default_factory=dict)
+
+    def stripped(self, column: str) -> list[str]:
+        """A column's fields, stripped: a record's values never keep the spaces around them."""
+        if column not in self._stripped:
+            self._stripped[column] = list(map(str.strip, self.columns[column]))
+        return self._stripped[column]
+
+    def add(self, line: int, rank: int, problem: rules.Problem, fld: str | None, cid: str | None,
+            suffix: str = "") -> None:
+        """A finding about the record of ``line``; ``rank`` orders it among the findings of its line."""
+        self.found.append((line, rank, problem.rule, problem.severity, problem.message + suffix, fld, cid))
+
+
+def _table(header: list[str], header_line: int, text: str) -> _Table:
+    """The records after the header; one that cannot be read is a finding, ranked before any other of its line."""
+    read = _columns(text, header_line, len(header))
+    unread: list[tuple[Any, ...]] = []
+    for line, row in read.odd:
+        if (problem := _record_problem(header, row, "competition_id")) is not None:
+            unread.append((line, 0, problem[0], "reject", problem[1], None, problem[2]))
+    columns = dict(zip(header, read.columns, strict=True))
+    empty = [""] * len(read.lines)
+    return _Table(read.lines, {c: columns.get(c, empty) for c in RESULTS_COLUMNS}, unread)
+
+
+def _row_rules(expected: str | None) -> tuple[tuple[str | None, tuple[str, ...], str, Any], ...]:
+    """The rules of a row in the order an organiser reads them: (name of the value it gives, or
+    None for a rule of whole columns that gives only problems; columns it reads; field it
+    reports; rule). ``expected``: the federation the file was sent for."""
+    return (
+        ("federation", ("federation",), "federation", functools.partial(rules.federation, expected=expected)),
+        (None, ("competition_id",), "competition_id", functools.partial(rules.missing, "competition_id")),
+        ("start_date", ("start_date",), "start_date", rules.start_date),
+        ("end_date", ("start_date", "end_date"), "end_date", rules.end_date),
+        ("round", ("round",), "round", rules.round_),
+        (None, ("player_a",), "player_a", functools.partial(rules.missing, "player_a")),
+        (None, ("player_b",), "player_b", functools.partial(rules.missing, "player_b")),
+        (None, ("player_a", "player_b"), "player_b", rules.self_pairing),
+        ("status", ("status",), "status", rules.status),
+        ("score", ("score_a", "status"), "score_a", rules.score),
+        ("handicap", ("handicap",), "handicap", rules.handicap),
+        ("results_public", ("results_public",), "results_public", rules.results_public),
+        ("colour_a", ("colour_a",), "colour_a", rules.colour),
+    )
+
+
+#: Ranks of the findings about the rows the rules of a row accept, after those rules.
+_EMAIL, _SAME_RANK, _ADDRESS, _NAME, _REPEATED = range(len(_row_rules(None)) + 1, len(_row_rules(None)) + 6)
+
+
+def _check_rows(t: _Table, expected: str | None) -> tuple[dict[str, list[Any]], list[int] | None]:
+    """Each row's values by name, and the rows every rule of a row accepts (None: all of them)."""
+    cid = t.stripped("competition_id")
+    values: dict[str, list[Any]] = {}
+    rejected: set[int] = set()
+    for rank, (name, reads, fld, rule) in enumerate(_row_rules(expected), start=1):
+        if name is None:
+            problems = rule(*map(t.stripped, reads))
+        else:
+            values[name], problems = rules.apply(rule, *(t.columns[c] for c in reads))
+        for i, problem in problems:
+            reject = problem.severity == "reject"
+            t.add(t.lines[i], rank, problem, fld, cid[i] or None, _NOT_RATED if reject else "")
+            if reject:
+                rejected.add(i)
+    if not rejected:
+        return values, None
+    return values, [i for i in range(len(t.lines)) if i not in rejected]
+
+
+def _pick(values: list[Any], rows: list[int] | None) -> list[Any]:
+    """The ``values`` of ``rows`` (None: all of them, the list itself)."""
+    return values if rows is None else [values[i] for i in rows]
+
+
+@dataclass
+class _Good:
+    """The rows every rule of a row accepts, as columns: what the competitions and games are made of."""
+
+    col: dict[str, list[Any]]
+    competitions: list[tuple[str, str]]  #: (federation, competition_id), in the order of the file
+    kid: list[int]  #: each row's competition, an index in ``competitions``
+    first: list[int]  #: each competition's first row
+    #: Each row's competition and round as one number (competition * (MAX_ROUND + 1) + round).
+    round_key: list[int]
+
+
+def _good_rows(t: _Table, values: dict[str, list[Any]], rows: list[int] | None) -> _Good:
+    """The columns of the accepted ``rows`` (None: all) and their competitions; a bad address is a warning."""
+    c = t.columns
+    scores = _pick(values["score"], rows)
+    col: dict[str, list[Any]] = {
+        name: _pick(values[name], rows)
+        for name in ("federation", "start_date", "end_date", "round", "handicap", "colour_a", "results_public")
+    }
+    col |= {name: _pick(t.stripped(name), rows) for name in ("competition_id", "player_a", "player_b")}
+    col["score_a"] = list(map(itemgetter(0), scores))
+    col["status"] = list(map(itemgetter(1), scores))
+    col["source_line"] = _pick(t.lines, rows)
+    for name, rule in (("competition_name", rules.competition_name), ("modality", rules.modality),
+                       ("event_class", rules.event_class)):
+        col[name] = rules.apply(rule, _pick(c[name], rows))[0]
+    col["organiser_email"], problems = rules.apply(rules.organiser_email, _pick(c["organiser_email"], rows))
+    for j, problem in problems:
+        t.add(col["source_line"][j], _EMAIL, problem, "organiser_email", col["competition_id"][j])
+    ids = {key: i for i, key in enumerate(dict.fromkeys(zip(col["federation"], col["competition_id"], strict=True)))}
+    kid = list(map(ids.__getitem__, zip(col["federation"], col["competition_id"], strict=True)))
+    last_to_first = dict(zip(reversed(kid), range(len(kid) - 1, -1, -1), strict=True))
+    round_key = list(map(add, map(mul, kid, repeat(MAX_ROUND + 1)), col["round"]))
+    return _Good(col, list(ids), kid, [last_to_first[k] for k in range(len(ids))], round_key)
+
+
+def _same_competition(t: _Table, g: _Good) -> None:
+    """Findings where a row says otherwise than its competition's first row."""
+    line, same, first = g.col["source_line"], [g.col[c] for c in _SAME], g.first
+    if len(set(zip(g.kid, *same, strict=True))) != len(first):
+        for j, k in enumerate(g.kid):
+            f0 = first[k]
+            for c, values in zip(_SAME, same, strict=True):
+                if values[j] != values[f0]:
+                    t.add(line[j], _SAME_RANK, rules.Problem(
+                        "format.csv.inconsistent_competition",
+                        f"{c} is {values[j]!r} here but {values[f0]!r} on line {line[f0]} of the same competition"),
+                        c, g.competitions[k][1])
+    names = g.col["competition_name"]
+    if len(set(zip(g.kid, names, strict=True))) != len(first):
+        for j, (k, name) in enumerate(zip(g.kid, names, strict=True)):
+            f0 = first[k]
+            if name and names[f0] != name:
+                t.add(line[j], _NAME, rules.Problem(
+                    "format.csv.inconsistent_competition",
+                    f"competition_name {name!r} differs from {names[f0]!r} on line {line[f0]}", "warn"),
+                    "competition_name", g.competitions[k][1])
+
+
+def _addresses(t: _Table, g: _Good) -> list[str | None]:
+    """Each competition's address, the first given; a row that gives another is a warning."""
+    address: list[str | None] = [None] * len(g.first)
+    given = g.col["organiser_email"]
+    if not any(given):
+        return address
+    line = g.col["source_line"]
+    for j, (k, a) in enumerate(zip(g.kid, given, strict=True)):
+        if a is None:
+            continue
+        held = address[k]
+        if held is None:
+            address[k] = a
+        elif held != a:
+            t.add(line[j], _ADDRESS, rules.Problem(
+                "format.csv.inconsistent_competition",
+                f"organiser_email {a!r} differs from {held!r} on line {line[g.first[k]]}: the report goes to the first",
+                "warn"), "organiser_email", g.competitions[k][1])
+    return address
+
+
+def _repeated(t: _Table, g: _Good) -> list[int] | None:
+    """The rows that are games (None: all): a game listed twice (same round, same two players) is excluded."""
+    a, b, key = g.col["player_a"], g.col["player_b"], g.round_key
+    # Equal games hash alike: distinct hashes, in either order, mean no game is listed twice (a
+    # row never pairs a player with himself). Hashes keep no tuple for each row.
+    listed = set(map(hash, zip(key, a, b, strict=True)))
+    if len(listed) == len(key) and listed.isdisjoint(map(hash, zip(key, b, a, strict=True))):
         return None
-    if len(g.rows) != len(f.rows):
-        return None  # unknown columns: leave the warnings to the row reader
-    lines = split_lines(text)
-    data_lines = [n for n, ln in enumerate(lines[hline:], start=hline + 1) if ln.strip()]
-    if not data_lines or any(not ln.strip() for ln in lines[hline - 1 : data_lines[-1]][1:]):
-        return None
-    body = "\n".join(lines[hline : data_lines[-1]]) + "\n"
-    if '"' not in body:
-        # No quoting: one record per line, and a line's fields are its commas plus one.
-        commas = pl.Series(lines[hline : data_lines[-1]]).str.count_matches(",", literal=True)
-        if (commas != len(header) - 1).any():
-            return None
-        raw = pl.read_csv(
-            io.StringIO(body),
-            has_header=False,
-            new_columns=header,
-            infer_schema=False,
-            quote_char=None,
-        ).fill_null("")
+    pairs = list(zip(key, map(min, a, b), map(max, a, b), strict=True))
+    line, rnd = g.col["source_line"], g.col["round"]
+    seen: dict[tuple[Any, ...], int] = {}
+    games: list[int] = []
+    for j, pair in enumerate(pairs):
+        if pair in seen:
+            t.add(line[j], _REPEATED, rules.Problem(
+                "format.csv.duplicate_game",
+                f"{a[j]} v {b[j]} in round {rnd[j]} is already on line {seen[pair]}: this repetition is not rated",
+                "exclude"), None, g.competitions[g.kid[j]][1])
+            continue
+        seen[pair] = line[j]
+        games.append(j)
+    return games
+
+
+def _competitions(name: str, digest: str, g: _Good, address: list[str | None]) -> pl.DataFrame:
+    """A row a competition, as its first row says, with the rounds that have games."""
+    # a repeated game's round has its first listing
+    rounds = Counter(map(floordiv, set(g.round_key), repeat(MAX_ROUND + 1)))
+    c = g.col
+    return frame([{"federation": fed, "competition_id": cid, "name": c["competition_name"][j],
+                   "start_date": c["start_date"][j], "end_date": c["end_date"][j], "rounds": rounds[k],
+                   "modality": c["modality"][j], "results_public": c["results_public"][j],
+                   "event_class": c["event_class"][j], "source": name, "source_sha256": digest,
+                   "organiser_email": address[k]}
+                  for k, ((fed, cid), j) in enumerate(zip(g.competitions, g.first, strict=True))],
+                 COMPETITIONS_SCHEMA)
+
+
+def _games_and_players(g: _Good, games: list[int] | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The games (None: every accepted row), and their players in the order they first play."""
+    cols = {c: _pick(g.col[c], games) for c in GAMES_SCHEMA}
+    fed, a, b = cols["federation"], cols["player_a"], cols["player_b"]
+    if len(set(fed)) == 1:  # one federation: no pair to make for each player
+        seen: Iterable[tuple[str, str]] = zip(repeat(fed[0]), dict.fromkeys(chain.from_iterable(zip(a, b, strict=True))))
     else:
-        # the csv module splits exactly as the row reader does; polars then checks the values.
-        # An odd count of quotes on a line is a quote the row reader refuses (format.csv.bad_quote).
-        if any(ln.count('"') % 2 for ln in lines[hline : data_lines[-1]]):
-            return None
-        records = list(csv.reader(io.StringIO(body, newline=""), strict=False))
-        if any(len(r) != len(header) for r in records):
-            return None
-        raw = pl.DataFrame(
-            {h: list(col) for h, col in zip(header, zip(*records, strict=True), strict=True)},
-            schema=dict.fromkeys(header, pl.Utf8),
-        )
-    if raw.height != len(data_lines):
-        return None
-    # Expressions, each step one polars query: a query costs ~0.1 ms whatever the size.
-    raw = raw.select(
-        pl.all().str.strip_chars(),
-        *(pl.lit("").alias(c) for c in RESULTS_COLUMNS if c not in raw.columns),
-    ).with_columns(pl.Series("source_line", data_lines, dtype=pl.Int32))
-    col = pl.col
-    fed = col("federation").str.to_lowercase()
-    allowed = set(KNOWN_FEDERATIONS) | ({federation} if federation else set())
-    if federation is not None:
-        allowed = {federation} if federation in allowed else set()
-    status = col("status").str.to_lowercase()
-    score_txt = col("score_a")
-    base_ok = (
-        (col("competition_id") != "")
-        & (col("start_date") != "")
-        & col("round").str.contains(r"^[0-9]{1,3}$")
-        & (col("player_a") != "")
-        & (col("player_b") != "")
-        & (col("player_a") != col("player_b"))
-        & ((col("handicap") == "") | col("handicap").str.contains(r"^-?[0-9]{1,2}$"))
-        & col("results_public").str.to_lowercase().is_in(["", *_TRUE, *_FALSE])
-        & col("colour_a").str.to_lowercase().is_in(["", "w", "b"])
-    )
-    score_ok = (
-        score_txt.is_in(sorted(_SCORES))
-        & status.is_in(["", "played", "forfeit"])
-        & ~((status == "forfeit") & score_txt.is_in(["0.5", ".5", "0.50", "½"]))
-    ) | ((score_txt == "") & status.is_in(["", "unknown"]))
-    fed_ok, rows_ok, round_below_one = raw.select(
-        fed.is_in(sorted(allowed)).all(),
-        (base_ok & score_ok).all().alias("rows_ok"),
-        (col("round").str.to_integer(strict=False) < 1).any().alias("round_below_one"),
-    ).row(0)
-    if not fed_ok:
-        return None
-    values = set(raw.get_column("start_date").to_list()) | set(raw.get_column("end_date").to_list())
-    dates = {v: parse_iso_date(v) for v in values if v}
-    if any(d is None for d in dates.values()):
-        return None
-    if not rows_ok or round_below_one:
-        return None
-    end = pl.when(col("end_date") == "").then(col("start_date")).otherwise(col("end_date"))
-    frame_ = raw.with_columns(
-        federation=fed,
-        start=col("start_date").replace_strict(dates, return_dtype=pl.Date),
-        end=end.replace_strict(dates, return_dtype=pl.Date),
-        status_=pl.when(score_txt == "")
-        .then(pl.lit("unknown"))
-        .otherwise(pl.when(status == "").then(pl.lit("played")).otherwise(status)),
-        score=score_txt.replace_strict({**_SCORES, "": None}, return_dtype=pl.Float64),
-        round_=col("round").str.to_integer().cast(pl.Int32),
-        handicap_=pl.when(col("handicap") == "")
-        .then(None)
-        .otherwise(col("handicap"))
-        .cast(pl.Int32),
-        public=~col("results_public").str.to_lowercase().is_in(sorted(_FALSE)),
-        modality_=pl.when(col("modality") == "")
-        .then(pl.lit("classic"))
-        .otherwise(col("modality").str.to_lowercase()),
-        class_=pl.when(col("event_class") == "")
-        .then(None)
-        .otherwise(col("event_class").str.to_uppercase()),
-        colour=pl.when(col("colour_a") == "")
-        .then(None)
-        .otherwise(col("colour_a").str.to_lowercase()),
-        cname=pl.when(col("competition_name") == "").then(None).otherwise(col("competition_name")),
-    )
-    addresses = {v: _normalised(v) for v in frame_.get_column("organiser_email").unique().to_list() if v}
-    if any(v is None for v in addresses.values()):
-        return None   # the row reader names the line of a bad address
-    frame_ = frame_.with_columns(
-        email=col("organiser_email").replace_strict({**addresses, "": None}, return_dtype=pl.Utf8))
-    if frame_.select((col("end") < col("start")).any()).item():
-        return None
-    per_comp = frame_.group_by("federation", "competition_id", maintain_order=True).agg(
-        pl.col("start").n_unique().alias("n_start"),
-        pl.col("end").n_unique().alias("n_end"),
-        pl.col("public").n_unique().alias("n_public"),
-        pl.col("modality_").n_unique().alias("n_modality"),
-        pl.col("class_").n_unique().alias("n_class"),
-        pl.col("cname").drop_nulls().n_unique().alias("n_name"),
-        pl.col("cname").drop_nulls().first().alias("name"),
-        pl.col("email").drop_nulls().n_unique().alias("n_email"),
-        pl.col("email").drop_nulls().first().alias("organiser_email"),
-        pl.col("start").first(),
-        pl.col("end").first(),
-        pl.col("public").first(),
-        pl.col("modality_").first(),
-        pl.col("class_").first(),
-        pl.col("round_").n_unique().alias("rounds"),
-    )
-    if (
-        per_comp.select(
-            pl.max_horizontal("n_start", "n_end", "n_public", "n_modality", "n_class", "n_name", "n_email")
-        ).to_series()
-        > 1
-    ).any():
-        return None
-    pair_lo = pl.min_horizontal("player_a", "player_b").alias("lo")
-    pair_hi = pl.max_horizontal("player_a", "player_b").alias("hi")
-    if frame_.select(
-        pl.struct("federation", "competition_id", "round_", pair_lo, pair_hi).is_duplicated().any()
-    ).item():
-        return None
-    games = frame_.select(
-        "federation",
-        "competition_id",
-        pl.col("round_").alias("round"),
-        "player_a",
-        "player_b",
-        pl.col("score").alias("score_a"),
-        pl.col("status_").alias("status"),
-        pl.col("handicap_").alias("handicap"),
-        pl.col("colour").alias("colour_a"),
-        "source_line",
-    )
-    competitions = per_comp.select(
-        "federation",
-        "competition_id",
-        "name",
-        pl.col("start").alias("start_date"),
-        pl.col("end").alias("end_date"),
-        pl.col("rounds").cast(pl.Int32),
-        pl.col("modality_").alias("modality"),
-        pl.col("public").alias("results_public"),
-        pl.col("class_").alias("event_class"),
-        pl.lit(name).alias("source"),
-        pl.lit(digest).alias("source_sha256"),
-        pl.lit(None, pl.Int32).alias("rounds_declared"),
-        "organiser_email",
-    )  # already COMPETITIONS_SCHEMA: no second query to conform it
-    players = (  # one query: the chain runs lazily
-        games.lazy()
-        .select(
-            pl.concat_list(
-                pl.struct(pl.col("federation"), pl.col("player_a").alias("player_id")),
-                pl.struct(pl.col("federation"), pl.col("player_b").alias("player_id")),
-            ).alias("p")
-        )
-        .explode("p")
-        .unnest("p")
-        .unique(maintain_order=True)
-        .select(pl.col(c) if c in ("federation", "player_id") else pl.lit(None, dtype).alias(c)
-                for c, dtype in PLAYERS_SCHEMA.items())
-        .collect()
-    )
-    return ReadResult.build(
-        name,
-        digest,
-        "interchange-results",
-        g,
-        competitions=competitions,
-        players=players,
-        games=games,
-    )
+        seen = dict.fromkeys(zip(chain.from_iterable(zip(fed, fed, strict=True)),
+                                 chain.from_iterable(zip(a, b, strict=True))))
+    players = pl.from_dicts([{"federation": f, "player_id": p} for f, p in seen], schema=PLAYERS_SCHEMA)
+    return _frame(cols, GAMES_SCHEMA), players
 
 
-def _normalised(text: str) -> str | None:
-    """``text``'s normalised address, or ``None`` when it is not one."""
-    try:
-        return email_address(text)
-    except AddressError:
-        return None
+#: Up to this many rows a frame is built fastest from a dict a row (one call into polars);
+#: beyond, a column at a time. Either way the same frame.
+_ROWS_AS_DICTS = 100
 
 
-def _organiser_email(text: str, f: Findings, line: int, cid: str) -> str | None:
-    """A row's ``organiser_email``, normalised; a bad one is a warning (the report then goes
-    to the registry's address, or to the officer's digest) and ``None``."""
-    if not text:
-        return None
-    try:
-        return email_address(text)
-    except AddressError as error:
-        f.add("format.csv.bad_email", "warn",
-              f"{error}: the report goes to the organiser registered for the competition, else to the "
-              "rating officer", line=line, field="organiser_email", competition_id=cid or None)
-        return None
+def _frame(cols: dict[str, list[Any]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """Columns of plain values as a frame of ``schema``."""
+    n = len(next(iter(cols.values())))
+    if 0 < n <= _ROWS_AS_DICTS:
+        names = list(schema)
+        return pl.from_dicts([dict(zip(names, row, strict=True)) for row in zip(*(cols[c] for c in names), strict=True)],
+                             schema=schema)
+    return pl.DataFrame(cols, schema=schema)
 
 
 def _results(
@@ -279,250 +277,23 @@ def _results(
     digest: str,
     header: list[str],
     hline: int,
-    rows: Iterator[tuple[int, list[str]]],
+    text: str,
     f: Findings,
     federation: str | None,
 ) -> ReadResult:
-    fmt = "interchange-results"
+    """Read the records after the header: the rules of each row, then of each competition."""
     if not _check_header(header, hline, RESULTS_COLUMNS, RESULTS_REQUIRED, f):
-        return ReadResult.build(name, digest, fmt, f)
-    games: list[dict[str, object]] = []
-    comps: dict[tuple[str, str], dict[str, object]] = {}
-    rounds: dict[tuple[str, str], set[int]] = {}
-    seen_pairs: dict[tuple[str, str, int, frozenset[str]], int] = {}
-    for line, rec in _records(header, rows, f, "competition_id"):
-        cid = rec.get("competition_id", "")
-        bad = False
-
-        def err(rule: str, msg: str, fld: str | None, cid: str = cid, line: int = line) -> None:
-            nonlocal bad
-            bad = True
-            f.add(
-                rule,
-                "reject",
-                msg + "; the competition is not rated until this row is fixed",
-                line=line,
-                field=fld,
-                competition_id=cid or None,
-            )
-
-        fed = _federation(rec["federation"], federation)
-        if fed is None:
-            err(
-                "format.csv.unknown_federation",
-                f"unknown federation {rec['federation']!r} (known: {', '.join(sorted(KNOWN_FEDERATIONS))})",
-                "federation",
-            )
-        elif federation is not None and fed != federation:
-            err(
-                "format.csv.federation_mismatch",
-                f"federation {fed!r} in a file sent for {federation!r}",
-                "federation",
-            )
-        if not cid:
-            err("format.csv.missing_value", "competition_id is empty", "competition_id")
-        start = parse_iso_date(rec["start_date"])
-        if start is None:
-            err(
-                "format.csv.bad_date",
-                f"start_date {rec['start_date']!r} is not a date (YYYY-MM-DD)",
-                "start_date",
-            )
-        end = start
-        if rec.get("end_date"):
-            end = parse_iso_date(rec["end_date"])
-            if end is None:
-                err(
-                    "format.csv.bad_date",
-                    f"end_date {rec['end_date']!r} is not a date (YYYY-MM-DD)",
-                    "end_date",
-                )
-            elif start is not None and end < start:
-                err(
-                    "format.csv.bad_date",
-                    f"end_date {end} is before start_date {start}",
-                    "end_date",
-                )
-        rnd: int | None = None
-        if is_digits(rec["round"]) and 1 <= int(rec["round"]) <= MAX_ROUND:
-            rnd = int(rec["round"])
-        else:
-            err(
-                "format.csv.bad_round",
-                f"round must be an integer from 1 to {MAX_ROUND}, not {rec['round']!r}",
-                "round",
-            )
-        a, b = rec["player_a"], rec["player_b"]
-        for col, pid in (("player_a", a), ("player_b", b)):
-            if not pid:
-                err("format.csv.missing_value", f"{col} is empty", col)
-        if a and a == b:
-            err("format.csv.self_pairing", f"player {a!r} is paired with himself", "player_b")
-        status = (rec.get("status") or "").lower()
-        if status and status not in _STATUSES:
-            err(
-                "format.csv.bad_status",
-                f"status must be one of {', '.join(_STATUSES)}, not {rec['status']!r}",
-                "status",
-            )
-        raw = rec["score_a"]
-        score: float | None = None
-        if raw == "":
-            if status in ("", "unknown"):
-                status = "unknown"
-            else:
-                err(
-                    "format.csv.bad_score",
-                    f"score_a is empty but status is {status!r} (empty means unknown)",
-                    "score_a",
-                )
-        elif raw in _SCORES:
-            score = _SCORES[raw]
-            if status == "unknown":
-                f.add(
-                    "format.csv.score_of_unknown",
-                    "warn",
-                    f"status is 'unknown' but score_a is {raw!r}: the score is ignored",
-                    line=line,
-                    field="score_a",
-                    competition_id=cid or None,
-                )
-                score = None
-            elif status == "forfeit" and score == 0.5:
-                err("format.csv.bad_score", "a forfeit scores 1 or 0, not 0.5", "score_a")
-        else:
-            err(
-                "format.csv.bad_score",
-                f"score_a must be 1, 0.5 or 0 (empty: unknown), not {raw!r}",
-                "score_a",
-            )
-        status = status or "played"
-        handicap: int | None = None
-        if rec.get("handicap"):
-            if _HANDICAP.fullmatch(rec["handicap"]):
-                handicap = int(rec["handicap"])
-            else:
-                err(
-                    "format.csv.bad_handicap",
-                    f"handicap must be a number of stones (-99 to 99), not {rec['handicap']!r}",
-                    "handicap",
-                )
-        public = True
-        if rec.get("results_public"):
-            v = rec["results_public"].lower()
-            if v in _TRUE or v in _FALSE:
-                public = v in _TRUE
-            else:
-                err(
-                    "format.csv.bad_boolean",
-                    f"results_public must be true or false, not {rec['results_public']!r}",
-                    "results_public",
-                )
-        colour = (rec.get("colour_a") or "").lower() or None
-        if colour not in (None, "w", "b"):
-            err(
-                "format.csv.bad_colour",
-                f"colour_a must be w or b, not {rec['colour_a']!r}",
-                "colour_a",
-            )
-        if bad or fed is None or rnd is None or start is None or end is None:
-            continue
-        address = _organiser_email(rec.get("organiser_email") or "", f, line, cid)
-        key = (fed, cid)
-        comp = {
-            "federation": fed,
-            "competition_id": cid,
-            "name": rec.get("competition_name") or None,
-            "start_date": start,
-            "end_date": end,
-            "modality": (rec.get("modality") or "classic").lower(),
-            "results_public": public,
-            "event_class": (rec.get("event_class") or "").upper() or None,
-            "source": name,
-            "source_sha256": digest,
-            "organiser_email": address,
-        }
-        if key not in comps:
-            comps[key] = comp | {"_line": line}
-        else:
-            first = comps[key]
-            for col in ("start_date", "end_date", "results_public", "modality", "event_class"):
-                if first[col] != comp[col]:
-                    f.add(
-                        "format.csv.inconsistent_competition",
-                        "reject",
-                        f"{col} is {comp[col]!r} here but {first[col]!r} on line {first['_line']} "
-                        f"of the same competition",
-                        line=line,
-                        field=col,
-                        competition_id=cid,
-                    )
-            if address and not first["organiser_email"]:
-                first["organiser_email"] = address
-            elif address and first["organiser_email"] != address:
-                f.add(
-                    "format.csv.inconsistent_competition",
-                    "warn",
-                    f"organiser_email {address!r} differs from {first['organiser_email']!r} on line "
-                    f"{first['_line']}: the report goes to the first",
-                    line=line,
-                    field="organiser_email",
-                    competition_id=cid,
-                )
-            if comp["name"] and first["name"] != comp["name"]:
-                f.add(
-                    "format.csv.inconsistent_competition",
-                    "warn",
-                    f"competition_name {comp['name']!r} differs from {first['name']!r} on line {first['_line']}",
-                    line=line,
-                    field="competition_name",
-                    competition_id=cid,
-                )
-        pair = (fed, cid, rnd, frozenset((a, b)))
-        if pair in seen_pairs:
-            f.add(
-                "format.csv.duplicate_game",
-                "exclude",
-                f"{a} v {b} in round {rnd} is already on line {seen_pairs[pair]}: this repetition is not rated",
-                line=line,
-                competition_id=cid,
-            )
-            continue
-        seen_pairs[pair] = line
-        rounds.setdefault(key, set()).add(rnd)
-        games.append(
-            {
-                "federation": fed,
-                "competition_id": cid,
-                "round": rnd,
-                "player_a": a,
-                "player_b": b,
-                "score_a": score,
-                "status": status,
-                "handicap": handicap,
-                "colour_a": colour,
-                "source_line": line,
-            }
-        )
-    comp_rows = [
-        {k: v for k, v in c.items() if k != "_line"} | {"rounds": len(rounds.get(key, ()))}
-        for key, c in comps.items()
-    ]
-    seen_players: dict[tuple[str, str], None] = {}
-    for g in games:
-        for col in ("player_a", "player_b"):
-            seen_players[(str(g["federation"]), str(g[col]))] = None
-    players = [{"federation": fed, "player_id": pid} for fed, pid in seen_players]
-    if not games and not f.has_reject():
+        return ReadResult.build(name, digest, _FORMAT, f)
+    t = _table(header, hline, text)
+    values, accepted = _check_rows(t, federation)
+    g = _good_rows(t, values, accepted)
+    _same_competition(t, g)
+    address = _addresses(t, g)
+    games = _repeated(t, g)
+    for line, _, rule, severity, message, fld, cid in sorted(t.found, key=itemgetter(0, 1)):
+        f.add(rule, severity, message, line=line, field=fld, competition_id=cid)
+    played, players = _games_and_players(g, games)
+    if not played.height and not f.has_reject():
         f.add("format.csv.no_games", "reject", "the results file has a header but no games")
-    return ReadResult.build(
-        name,
-        digest,
-        fmt,
-        f,
-        competitions=frame(comp_rows, COMPETITIONS_SCHEMA),
-        players=frame(players, PLAYERS_SCHEMA),
-        games=frame(games, GAMES_SCHEMA),
-    )
-
-
+    return ReadResult.build(name, digest, _FORMAT, f, competitions=_competitions(name, digest, g, address),
+                            players=players, games=played)

@@ -446,42 +446,11 @@ def test_mutated_files_never_raise_nor_drop_a_game(edits: list[tuple[int, int, s
                 assert n in accounted, (n, text)
 
 
-# ---------------------------------------------------------------- the vectorised path equals the row reader
+# ---------------------------------------------------------------- one reader, whatever the file's size
 
 
-def _row_reader(data: bytes, name: str, federation: str | None = None) -> formats.ReadResult:
-    """The exact row-by-row reader, with the vectorised path switched off."""
-    from formats import interchange
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(interchange, "_results_fast", lambda *a, **k: None)
-        return interchange.from_interchange(data, name, federation=federation)
-
-
-def _read_noting_the_path(
-    data: bytes, name: str, federation: str | None = None
-) -> tuple[formats.ReadResult, bool]:
-    """``formats.read_bytes`` as the product calls it, and whether the vectorised path read it."""
-    from formats import interchange
-    from formats.interchange_results import _results_fast as saved
-
-    taken: list[bool] = []
-
-    def noting(*args: Any, **kwargs: Any) -> formats.ReadResult | None:
-        result = saved(*args, **kwargs)
-        taken.append(result is not None)
-        return result
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(interchange, "_results_fast", noting)
-        patch.setattr(interchange, "FAST_PATH_MIN_ROWS", 0)   # every size takes it
-        read = formats.read_bytes(data, name, federation=federation)
-    return read, taken == [True]
-
-
-def _same(a: formats.ReadResult, b: formats.ReadResult) -> None:
-    for col in ("competitions", "players", "games", "byes", "findings"):
-        assert getattr(a, col).equals(getattr(b, col)), col
+_SCORE = {"1": 1.0, "1.0": 1.0, "1.00": 1.0, "0.5": 0.5, ".5": 0.5, "0.50": 0.5, "½": 0.5,
+          "0": 0.0, "0.0": 0.0, "0.00": 0.0}
 
 
 @pytest.mark.parametrize(
@@ -490,21 +459,36 @@ def _same(a: formats.ReadResult, b: formats.ReadResult) -> None:
                  "the AJUSC season and FIDE periods"),
     ids=lambda p: p.name if p is not None else "absent",
 )
-def test_vectorised_path_equals_row_reader_on_real_files(path: Path) -> None:
-    from formats.interchange_results import _results_fast
+def test_real_results_files_read_as_the_csv_module_reads_them(path: Path) -> None:
+    """Every game of a real file, value by value, against an independent reading with the csv module."""
+    with path.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    r = formats.read_bytes(path.read_bytes(), path.name)
+    assert r.findings.height == 0
+    expected = [
+        (row["federation"].strip().lower(), row["competition_id"].strip(), int(row["round"]),
+         row["player_a"].strip(), row["player_b"].strip(), _SCORE.get(row["score_a"].strip()),
+         (row.get("status") or "").strip().lower() or ("unknown" if not row["score_a"].strip() else "played"))
+        for row in rows
+    ]
+    got = r.games.select("federation", "competition_id", "round", "player_a", "player_b", "score_a", "status")
+    assert got.rows() == expected
+    assert r.games["source_line"].to_list() == list(range(2, len(rows) + 2))
+    assert r.competitions.height == len({(g[0], g[1]) for g in expected})
 
-    data = path.read_bytes()
-    fast = formats.read_bytes(data, path.name)
-    text = data.decode("utf-8")
-    header = [h.strip().lower() for h in text.splitlines()[0].split(",")]
-    from formats._common import Findings
 
-    assert _results_fast(path.name, fast.source_sha256, header, 1, text, Findings(path.name), None)
-    _same(fast, _row_reader(data, path.name))
+def _padded(rows: list[str], n: int) -> list[str]:
+    """``rows`` and then ``n`` clean games of other competitions: a large file around a small one."""
+    return rows + [f"ajusc,P{i % 7},Pad,2025-10-04,2025-10-05,{i % 9 + 1},p{i}a,p{i}b,1,played"
+                   for i in range(n)]
+
+
+def _findings(r: formats.ReadResult) -> list[tuple[Any, ...]]:
+    return r.findings.select("rule", "severity", "line", "field", "message").rows()
 
 
 @pytest.mark.hypothesis
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.tuples(
@@ -514,26 +498,29 @@ def test_vectorised_path_equals_row_reader_on_real_files(path: Path) -> None:
     ),
     st.sampled_from([None, "ajusc", "fide"]),
 )
-def test_vectorised_path_equals_row_reader_on_mutations(
+def test_a_large_file_finds_what_its_small_part_finds(
     edits: list[tuple[int, int, str]], federation: str | None
 ) -> None:
-    """Where the vectorised path reads a mutated file it equals the row reader, and it
-    reads every file the row reader accepts whole (one record a line, no finding):
-    a path that declined everything would fail here, not pass on the row reader alone."""
+    """A mutated small file, and the same rows followed by a thousand clean games: the same
+    findings on the same lines, and the small file's games among the large one's."""
     header = HEADER + ",handicap,results_public,modality,event_class,colour_a"
     rows = [r + ",,true,classic,," for r in GOOD]
     for i, pos, text in edits:
         rows[i] = rows[i][:pos] + text + rows[i][pos + len(text) :]
-    data = _file(*rows, header=header)
-    read, taken = _read_noting_the_path(data, "m.results.csv", federation)
-    exact = _row_reader(data, "m.results.csv", federation)
-    _same(read, exact)
-    text = data.decode("utf-8")
-    lines = re.split(r"\r\n|\r|\n", text)[:-1]
-    one_record_a_line = '"' not in text and all(line.strip() for line in lines)
-    if exact.findings.height == 0 and one_record_a_line:
-        assert taken, "the vectorised path declined a file the row reader accepts whole"
-    event(f"vectorised path taken: {taken}")
+    small = formats.read_bytes(_file(*rows, header=header), "m.results.csv", federation=federation)
+    pad = [r + ",,true,classic,," for r in _padded([], 1000)]
+    large = formats.read_bytes(_file(*rows, *pad, header=header), "m.results.csv", federation=federation)
+    if '"' in "".join(rows) or "\r" in "".join(rows) or "\n" in "".join(rows):
+        return  # a quote or line break may join the rows to the padding
+    if federation == "fide":
+        assert large.games.height == small.games.height
+        return  # the padding is refused too
+    no_games = [f for f in _findings(small) if f[0] != "format.csv.no_games"]
+    assert _findings(large) == no_games
+    n = small.games.height
+    assert large.games.head(n).equals(small.games)
+    assert large.games.height == n + 1000
+    event(f"findings: {len(no_games)}")
 
 
 _VALID_RESULT = st.one_of(
@@ -560,28 +547,68 @@ _VALID_RESULT = st.one_of(
     ),
     st.lists(st.sampled_from(["", "true", "Yes", "0", "f"]), min_size=3, max_size=3),
     st.sampled_from([None, "ajusc"]),
+    st.sampled_from([0, 900]),
 )
-def test_vectorised_path_reads_valid_variations_as_the_row_reader(
+def test_every_valid_spelling_is_read_without_findings(
     rows: list[tuple[int, int, tuple[str, str], str, str]],
     public: list[str],
     federation: str | None,
+    padding: int,
 ) -> None:
-    """Every spelling a valid file may use: the vectorised path reads it, equal to the row reader."""
+    """Every spelling a valid file may use, in a small file and in a large one: read without a
+    finding, each value as the format defines it."""
     header = HEADER + ",handicap,results_public,modality,event_class,colour_a"
     lines = [  # results_public is a competition's: one spelling per competition
         f"ajusc,C{c},Open {c},2025-10-0{c},2025-10-1{c},{rnd},{n}a,{n}b,{score},{status},{hcp},"
         f"{public[c - 1]},classic,,{colour}"
         for n, (c, rnd, (score, status), hcp, colour) in enumerate(rows)
     ]
-    data = _file(*lines, header=header)
-    read, taken = _read_noting_the_path(data, "v.results.csv", federation)
-    exact = _row_reader(data, "v.results.csv", federation)
-    assert exact.findings.height == 0, exact.findings.rows()
-    assert taken
-    _same(read, exact)
+    pad = [r + ",,,classic,," for r in _padded([], padding)]
+    read = formats.read_bytes(_file(*lines, *pad, header=header), "v.results.csv", federation=federation)
+    assert read.findings.height == 0, read.findings.rows()
+    expected = [
+        (rnd, _SCORE.get(score), status.lower() or ("unknown" if score == "" else "played"),
+         int(hcp) if hcp else None, colour.lower() or None)
+        for c, rnd, (score, status), hcp, colour in rows
+    ]
+    got = read.games.head(len(rows)).select("round", "score_a", "status", "handicap", "colour_a")
+    assert got.rows() == expected
+    comps = read.competitions.filter(pl.col("competition_id").str.starts_with("C"))
+    assert dict(comps.select("competition_id", "results_public").rows()) == {
+        f"C{c}": public[c - 1].lower() not in ("0", "f") for c, *_ in rows}
 
 
-def test_vectorised_path_reads_a_large_file() -> None:
+def _csv_module_records(text: str) -> list[tuple[int, list[str]]]:
+    """(first line, fields) of each non-blank record as the csv module reads them."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=False)
+    out, before = [], 0
+    for row in reader:
+        start, before = before + 1, reader.line_num
+        if row and any(cell.strip() for cell in row):
+            out.append((start, row))
+    return out
+
+
+@pytest.mark.hypothesis
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(",\r\n \t\x0b\x1c\x85\xa0\u3000\x00ab1", max_size=40))
+def test_records_without_quotes_split_as_the_csv_module_splits_them(text: str) -> None:
+    """Records of a file without quotes, and its columns, as the csv module reads them:
+    line numbers, blank lines of spaces and commas, every line ending."""
+    from formats.interchange_csv import _columns, _rows
+
+    expected = _csv_module_records(text)
+    assert list(_rows(text)) == expected
+    if expected:
+        header_line, n = expected[0][0], len(expected[0][1])
+        read = _columns(text, header_line, n)
+        kept = [(line, row) for line, row in expected[1:] if len(row) == n]
+        assert read.lines == [line for line, _ in kept]
+        assert read.columns == [[row[j] for _, row in kept] for j in range(n)]
+        assert read.odd == [(line, row) for line, row in expected[1:] if len(row) != n]
+
+
+def test_a_large_file_is_read() -> None:
     rows = [
         # 40,000 players: within the players limit (a file over it is refused whole, its games not kept)
         f"ajusc,C{c},Open {c},2025-10-04,2025-10-05,{r + 1},{c % 100}-{r}-a,{c % 100}-{r}-b,1,played"
@@ -591,31 +618,32 @@ def test_vectorised_path_reads_a_large_file() -> None:
     data = _file(*rows)
     r = formats.read_bytes(data, "big.results.csv")
     assert r.games.height == 100_000 and r.competitions.height == 500
+    assert r.players.height == 40_000 and r.findings.height == 0
 
 
-def test_small_files_skip_the_vectorised_path_and_large_ones_take_it() -> None:
-    """Below FAST_PATH_MIN_ROWS the row reader is faster; above, the vectorised one."""
-    from formats import interchange
-    from formats.interchange_results import _results_fast as saved
-
-    calls: list[bool] = []
-
-    def noting(*args: Any, **kwargs: Any) -> formats.ReadResult | None:
-        result = saved(*args, **kwargs)
-        calls.append(result is not None)
-        return result
-
-    small = _file(*GOOD)
-    large = _file(*(f"ajusc,C1,Open,2025-10-04,2025-10-05,{r % 9 + 1},{r}a,{r}b,1,played"
-                    for r in range(interchange.FAST_PATH_MIN_ROWS + 1)))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(interchange, "_results_fast", noting)
-        read_small = formats.read_bytes(small, "s.results.csv")
-        assert calls == []
-        read_large = formats.read_bytes(large, "l.results.csv")
-        assert calls == [True]
-    _same(read_small, _row_reader(small, "s.results.csv"))
-    assert read_large.games.height == interchange.FAST_PATH_MIN_ROWS + 1
+@pytest.mark.parametrize("padding", [0, 900], ids=["small", "large"])
+def test_problems_of_a_large_file_are_found_as_in_a_small_one(padding: int) -> None:
+    """Each rule, a row apiece, with and without a large file around them: same findings, same lines."""
+    bad = [
+        "ajusc,C1,Open,2025-10-04,2025-10-05,1,7,9,x,played",        # bad score
+        "ajusc,C1,Open,2025-10-04,2025-10-05,1,7,9,1,played",        # good
+        "ajusc,C1,Open,2025-10-04,2025-10-05,1,9,7,0,played",        # the same game again
+        "ajusc,C1,Other,2025-10-04,2025-10-06,2,3,4,1,played",       # another end date, another name
+        "ajusc,C1,Open,2025-10-04,,3,5,5,1,played",                  # self pairing
+        "ajusc,C1,Open,2025-10-04,2025-10-05,4,5,6,",                # too few fields
+    ]
+    small = formats.read_bytes(_file(*bad), "s.results.csv")
+    large = formats.read_bytes(_file(*_padded(bad, padding)), "s.results.csv")
+    assert _findings(large) == _findings(small)
+    assert [(rule, line) for rule, _, line, _, _ in _findings(small)] == [
+        ("format.csv.bad_score", 2),
+        ("format.csv.duplicate_game", 4),
+        ("format.csv.inconsistent_competition", 5),
+        ("format.csv.inconsistent_competition", 5),
+        ("format.csv.self_pairing", 6),
+        ("format.csv.field_count", 7),
+    ]
+    assert large.games.height == 2 + padding
 
 
 def test_ratings_edition_column_is_carried_as_the_list_edition() -> None:
@@ -642,14 +670,14 @@ def _with_email(*emails: str) -> bytes:
                  header=HEADER + ",organiser_email")
 
 
-@pytest.mark.parametrize("fast", [False, True])
-def test_organiser_email_is_read_normalised_by_both_paths(fast: bool) -> None:
-    data = _with_email("Club@Example.ORG", "", "Club@Example.ORG", "")
-    read = _read_noting_the_path(data, "c1.results.csv")[0] if fast else _row_reader(data, "c1.results.csv")
-    assert read.competitions.get_column("organiser_email").to_list() == ["Club@example.org"]
+@pytest.mark.parametrize("padding", [0, 900], ids=["small", "large"])
+def test_organiser_email_is_read_normalised(padding: int) -> None:
+    rows = [row + f",{email}" for row, email in zip(GOOD, ("Club@Example.ORG", "", "Club@Example.ORG", ""), strict=True)]
+    rows += [row + "," for row in _padded([], padding)]
+    read = formats.read_bytes(_file(*rows, header=HEADER + ",organiser_email"), "c1.results.csv")
+    c1 = read.competitions.filter(pl.col("competition_id") == "C1")
+    assert c1.get_column("organiser_email").to_list() == ["Club@example.org"]
     assert read.findings.height == 0
-    if fast:
-        assert _read_noting_the_path(data, "c1.results.csv")[1], "the vectorised path declined a good address"
 
 
 def test_a_bad_organiser_email_is_a_warning_naming_line_and_field() -> None:
