@@ -127,18 +127,7 @@ def _ratings(
     seen: dict[tuple[str, str], int] = {}
     editions: dict[int, int] = {}   # edition -> first line declaring it
     for line, rec in _records(header, rows, f, None):
-        edition = _int(rec, "edition", line, f)
-        if edition is not None:
-            if edition < 0:
-                f.add("format.csv.bad_edition", "reject",
-                      f"edition must be a whole number >= 0, not {rec['edition']!r}", line=line, field="edition")
-            elif editions and edition not in editions:
-                first, first_line = next(iter(editions.items()))
-                f.add("format.csv.bad_edition", "reject",
-                      f"edition {edition} differs from edition {first} on line {first_line}: "
-                      "a starting list is one edition", line=line, field="edition")
-            else:
-                editions.setdefault(edition, line)
+        edition = _list_edition(rec, line, f, editions)
         fed = _list_row_federation(rec, line, f, federation)
         if fed is None:
             continue
@@ -153,54 +142,77 @@ def _ratings(
             )
             continue
         seen[(fed, pid)] = line
-        rating: float | None = None
-        if rec["rating"]:
-            try:
-                rating = float(rec["rating"])
-            except ValueError:
-                f.add(
-                    "format.csv.bad_rating",
-                    "reject",
-                    f"rating must be a number (empty: unrated), not {rec['rating']!r}",
-                    line=line,
-                    field="rating",
-                )
-                continue
-        as_of: date | None = None
-        if rec.get("as_of"):
-            as_of = parse_iso_date(rec["as_of"])
-            if as_of is None:
-                f.add(
-                    "format.csv.bad_date",
-                    "reject",
-                    f"as_of {rec['as_of']!r} is not a date (YYYY-MM-DD)",
-                    line=line,
-                    field="as_of",
-                )
-                continue
-        rated_max = _float(rec, "rated_max", line, f)
-        games = _int(rec, "games", line, f)
-        k = _int(rec, "k", line, f)
-        if _out_of_range(f, line, rating=rating, rated_max=rated_max, games=games, k=k, edition=edition):
-            continue
-        out.append(
-            {
-                "federation": fed,
-                "player_id": pid,
-                "name": rec.get("name") or None,
-                "rating": rating,
-                "games": games if games is not None else 0,
-                "as_of": as_of,
-                "k": k,
-                "status": rec.get("status") or None,
-                "last_played": rec.get("last_played") or None,
-                "rated_max": rated_max,
-            }
-        )
+        row = _rating_row(rec, line, f, fed, edition)
+        if row is not None:
+            out.append(row)
     ratings = frame(out, RATINGS_SCHEMA)
     players = ratings.select("federation", "player_id", "name")
     return ReadResult.build(name, digest, fmt, f, ratings=ratings, players=players,
                             list_edition=next(iter(editions), None))
+
+
+def _list_edition(rec: dict[str, str], line: int, f: Findings, editions: dict[int, int]) -> int | None:
+    """The row's edition (``editions``: each edition and the first line declaring it, filled
+    here); a starting list is one edition, of a whole number >= 0."""
+    edition = _int(rec, "edition", line, f)
+    if edition is not None:
+        if edition < 0:
+            f.add("format.csv.bad_edition", "reject",
+                  f"edition must be a whole number >= 0, not {rec['edition']!r}", line=line, field="edition")
+        elif editions and edition not in editions:
+            first, first_line = next(iter(editions.items()))
+            f.add("format.csv.bad_edition", "reject",
+                  f"edition {edition} differs from edition {first} on line {first_line}: "
+                  "a starting list is one edition", line=line, field="edition")
+        else:
+            editions.setdefault(edition, line)
+    return edition
+
+
+def _rating_row(rec: dict[str, str], line: int, f: Findings, fed: str, edition: int | None) -> dict[str, object] | None:
+    """One player's line of a ratings list, or ``None`` (its findings written) when a figure is wrong."""
+    rating: float | None = None
+    if rec["rating"]:
+        try:
+            rating = float(rec["rating"])
+        except ValueError:
+            f.add(
+                "format.csv.bad_rating",
+                "reject",
+                f"rating must be a number (empty: unrated), not {rec['rating']!r}",
+                line=line,
+                field="rating",
+            )
+            return None
+    as_of: date | None = None
+    if rec.get("as_of"):
+        as_of = parse_iso_date(rec["as_of"])
+        if as_of is None:
+            f.add(
+                "format.csv.bad_date",
+                "reject",
+                f"as_of {rec['as_of']!r} is not a date (YYYY-MM-DD)",
+                line=line,
+                field="as_of",
+            )
+            return None
+    rated_max = _float(rec, "rated_max", line, f)
+    games = _int(rec, "games", line, f)
+    k = _int(rec, "k", line, f)
+    if _out_of_range(f, line, rating=rating, rated_max=rated_max, games=games, k=k, edition=edition):
+        return None
+    return {
+        "federation": fed,
+        "player_id": rec["player_id"],
+        "name": rec.get("name") or None,
+        "rating": rating,
+        "games": games if games is not None else 0,
+        "as_of": as_of,
+        "k": k,
+        "status": rec.get("status") or None,
+        "last_played": rec.get("last_played") or None,
+        "rated_max": rated_max,
+    }
 
 
 def _aliases(
