@@ -2,9 +2,10 @@
 
 Public API (``docs/CONTRACTS.md``)::
 
-    formats.read(path, *, federation=None) -> ReadResult
-    formats.read_bytes(data, name, *, federation=None) -> ReadResult
+    formats.read(path, *, federation=None, own_list=False) -> ReadResult
+    formats.read_bytes(data, name, *, federation=None, own_list=False) -> ReadResult
     formats.read_ratings(path, *, federation=None) -> pl.DataFrame
+    formats.read_list(path, *, federation=None) -> ReadResult   # a federation's own list, whole
     formats.detect(data, name) -> str | None
     formats.group_inbox(paths) -> list[Path | list[Path]]   # Swiss Perfect sets together
     formats.identity                                        # player ids, name keys, aliases
@@ -19,6 +20,7 @@ from formats.api import (
     group_inbox,
     read,
     read_bytes,
+    read_list,
     read_ratings,
 )
 from formats.result import ReadResult
@@ -34,6 +36,7 @@ __all__ = [
     "identity",
     "read",
     "read_bytes",
+    "read_list",
     "read_ratings",
     "use_federations",
 ]

@@ -34,6 +34,7 @@ __all__ = [
     "group_inbox",
     "read",
     "read_bytes",
+    "read_list",
     "read_ratings",
     "stand_in_bytes",
 ]
@@ -75,7 +76,7 @@ HOME_FEDERATIONS: dict[str, frozenset[str]] = {
 }
 
 
-def read_bytes(data: bytes, name: str, *, federation: str | None = None) -> ReadResult:
+def read_bytes(data: bytes, name: str, *, federation: str | None = None, own_list: bool = False) -> ReadResult:
     """Read one file's bytes into canonical frames; never raises for the file's content.
 
     Parameters
@@ -86,6 +87,10 @@ def read_bytes(data: bytes, name: str, *, federation: str | None = None) -> Read
         Its file name (reported in findings and ``source``).
     federation
         The federation the file was sent to, when known.
+    own_list
+        The federation's own rating list (``ratings seed``): the limits of
+        :data:`~formats.limits.MAX_LIST_PLAYERS` and :data:`~formats.limits.MAX_LIST_BYTES`
+        instead of an organiser's file's.
 
     Examples
     --------
@@ -97,7 +102,7 @@ def read_bytes(data: bytes, name: str, *, federation: str | None = None) -> Read
         return ReadResult.refused(
             name, data, "format.empty", "the file is empty", federation=federation
         )
-    oversize = limits.too_large(len(data))
+    oversize = limits.too_large(len(data), own_list=own_list)
     if oversize is not None:
         return ReadResult.refused(name, data, "limits.file_too_large", oversize, federation=federation)
     fmt = detect(data, name)
@@ -111,7 +116,7 @@ def read_bytes(data: bytes, name: str, *, federation: str | None = None) -> Read
             federation=federation,
             line=1,
         )
-    rows = limits.too_many_rows(data, fmt)
+    rows = limits.too_many_rows(data, fmt, own_list=own_list)
     if rows is not None:   # refused before a million rows are parsed
         return ReadResult.refused(name, data, "limits.too_many", rows, fmt=fmt,
                                   federation=federation, field="rows")
@@ -132,16 +137,18 @@ def read_bytes(data: bytes, name: str, *, federation: str | None = None) -> Read
             federation=federation,
             line=1,
         )
-    return _run_reader(lambda: READERS[fmt](data, name, federation=federation), name, data, fmt, federation)
+    return _run_reader(lambda: READERS[fmt](data, name, federation=federation), name, data, fmt, federation,
+                       own_list=own_list)
 
 
 def _run_reader(
-    call: Callable[[], ReadResult], name: str, data: bytes, fmt: str, federation: str | None
+    call: Callable[[], ReadResult], name: str, data: bytes, fmt: str, federation: str | None,
+    *, own_list: bool = False,
 ) -> ReadResult:
     """Run a reader; whatever the file holds, the answer is a ReadResult, never an exception."""
     try:
         # Every value checked at the boundary: finite, in range, or a reject finding.
-        return limits.enforce(call())
+        return limits.enforce(call(), own_list=own_list)
     except FieldValueError as exc:
         return ReadResult.refused(
             name, data, "limits.value_out_of_range", f"{exc}: correct the value in the file",
@@ -171,7 +178,7 @@ def _run_reader(
         )
 
 
-def read(path: Path | Sequence[Path], *, federation: str | None = None) -> ReadResult:
+def read(path: Path | Sequence[Path], *, federation: str | None = None, own_list: bool = False) -> ReadResult:
     """Read a file from disk (see :func:`read_bytes`), or a Swiss Perfect tournament.
 
     ``path`` may be
@@ -184,6 +191,7 @@ def read(path: Path | Sequence[Path], *, federation: str | None = None) -> ReadR
       :func:`formats.group_inbox`.
 
     An unreadable path (missing, a permission problem) is a ``format.io`` finding.
+    ``own_list``: the federation's own rating list (see :func:`read_bytes`).
 
     Examples
     --------
@@ -206,7 +214,7 @@ def read(path: Path | Sequence[Path], *, federation: str | None = None) -> ReadR
         return _read_set(members, federation)
     try:
         stat = path.stat()
-        oversize = limits.too_large(stat.st_size)
+        oversize = limits.too_large(stat.st_size, own_list=own_list)
         if oversize is not None:   # refused before it is read (or hashed) into memory
             return ReadResult.refused(path.name, stand_in_bytes(path.name, stat), "limits.file_too_large",
                                       oversize, federation=federation)
@@ -227,7 +235,7 @@ def read(path: Path | Sequence[Path], *, federation: str | None = None) -> ReadR
             if p.is_file() and (stem_of(p.name) or ("",))[0] == parts[0]
         )
         return _read_set(siblings, federation)
-    return read_bytes(data, path.name, federation=federation)
+    return read_bytes(data, path.name, federation=federation, own_list=own_list)
 
 
 def _read_set(paths: list[Path], federation: str | None) -> ReadResult:
@@ -268,7 +276,8 @@ def _read_set(paths: list[Path], federation: str | None) -> ReadResult:
 
 
 def read_ratings(path: Path, *, federation: str | None = None) -> pl.DataFrame:
-    """Read a starting rating list (``*.ratings.csv``) as a ``RATINGS_SCHEMA`` frame.
+    """Read a starting rating list (``*.ratings.csv``) as a ``RATINGS_SCHEMA`` frame
+    (:func:`read_list`'s ratings).
 
     Raises
     ------
@@ -284,7 +293,19 @@ def read_ratings(path: Path, *, federation: str | None = None) -> pl.DataFrame:
     >>> read_ratings(p).select("player_id", "rating", "games").row(0)
     ('7', 1100.0, 40)
     """
-    result = read(path, federation=federation)
+    return read_list(path, federation=federation).ratings.select(list(RATINGS_SCHEMA))
+
+
+def read_list(path: Path, *, federation: str | None = None) -> ReadResult:
+    """Read a federation's own rating list (``*.ratings.csv``, an EGD list), read whole at the
+    list's limits (:data:`~formats.limits.MAX_LIST_PLAYERS`): its ratings and its edition.
+
+    Raises
+    ------
+    RatingsFileError
+        As :func:`read_ratings`.
+    """
+    result = read(path, federation=federation, own_list=True)
     rejects = result.findings.filter(pl.col("severity") == "reject")
     if result.format not in ("interchange-ratings", "egd-ratings") and rejects.height == 0:
         raise RatingsFileError(f"{result.source}: not a rating list (detected {result.format!r})")
@@ -293,4 +314,4 @@ def read_ratings(path: Path, *, federation: str | None = None) -> pl.DataFrame:
         problems = rejects.get_column("message").to_list()
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise RatingsFileError("; ".join(problems[:3]) + more)
-    return result.ratings.select(list(RATINGS_SCHEMA))
+    return result

@@ -29,6 +29,8 @@ __all__ = [
     "FIELD_RANGES",
     "MAX_FILE_BYTES",
     "MAX_GAMES",
+    "MAX_LIST_BYTES",
+    "MAX_LIST_PLAYERS",
     "MAX_PLAYERS",
     "MAX_ROUNDS",
     "check_value",
@@ -41,6 +43,12 @@ __all__ = [
 MAX_FILE_BYTES = 64 * 1024 * 1024
 #: Most players one file may hold.
 MAX_PLAYERS = 50_000
+#: Most players of a federation's own rating list, read whole by ``ratings seed`` (the
+#: starting list the federation brings, not an organiser's file): FIDE's database holds
+#: over a million players, 350,000+ of them on the standard list.
+MAX_LIST_PLAYERS = 2_000_000
+#: Largest federation's own list ``ratings seed`` reads (bytes): two million lines of CSV.
+MAX_LIST_BYTES = 512 * 1024 * 1024
 #: Most games one file may hold.
 MAX_GAMES = 1_000_000
 #: Highest round number (and declared round count) a competition may have.
@@ -147,14 +155,16 @@ def _frame_findings(
     return rows
 
 
-def enforce(result: ReadResult) -> ReadResult:
+def enforce(result: ReadResult, *, own_list: bool = False) -> ReadResult:
     """``result`` (a :class:`~formats.result.ReadResult`) with a ``reject`` finding per bad value.
 
     Checks every numeric field of every frame against :data:`FIELD_RANGES`, and the
     counts against :data:`MAX_PLAYERS`, :data:`MAX_GAMES`. Games keep their source
     line; a player's finding names the player. The first 20 problems of each field
-    are listed (one is enough to refuse the file).
+    are listed (one is enough to refuse the file). ``own_list``: the federation's own
+    list, whose players count against :data:`MAX_LIST_PLAYERS`.
     """
+    most_players = MAX_LIST_PLAYERS if own_list else MAX_PLAYERS
     source, federation = result.source, None
     rows: list[dict[str, Any]] = []
     for what, frame in (("competition", result.competitions), ("player", result.players),
@@ -168,8 +178,8 @@ def enforce(result: ReadResult) -> ReadResult:
                                  ("bye", result.byes, ("player_id",))):
         if frame.height and (what == "game" or not result.games.height):   # a game names the line
             rows += _id_findings(frame, columns, what, source, federation)
-    if result.players.height > MAX_PLAYERS:
-        rows.append(_limit(source, federation, "players", result.players.height, MAX_PLAYERS))
+    if result.players.height > most_players:
+        rows.append(_limit(source, federation, "players", result.players.height, most_players))
     if result.games.height > MAX_GAMES:
         rows.append(_limit(source, federation, "games", result.games.height, MAX_GAMES))
     if not rows:
@@ -268,14 +278,19 @@ def _limit(source: str, federation: str | None, what: str, count: int, limit: in
     }
 
 
-def too_large(size: int) -> str | None:
-    """Why a file of ``size`` bytes is refused (``None``: it is not).
+def too_large(size: int, *, own_list: bool = False) -> str | None:
+    """Why a file of ``size`` bytes is refused (``None``: it is not); ``own_list``: a
+    federation's own rating list, up to :data:`MAX_LIST_BYTES`.
 
     Examples
     --------
-    >>> too_large(10), too_large(MAX_FILE_BYTES + 1) is not None
-    (None, True)
+    >>> too_large(10), too_large(MAX_FILE_BYTES + 1) is not None, too_large(MAX_FILE_BYTES + 1, own_list=True)
+    (None, True, None)
     """
+    if own_list:
+        if size > MAX_LIST_BYTES:
+            return f"the list is {size} bytes, more than the limit of {MAX_LIST_BYTES} bytes"
+        return None
     if size > MAX_FILE_BYTES:
         return (f"the file is {size} bytes, more than the limit of {MAX_FILE_BYTES} bytes: "
                 "send one competition (or one season) per file")
@@ -287,11 +302,12 @@ _ROW_PER_LINE = frozenset({"interchange-results", "interchange-players", "interc
                            "interchange-aliases"})
 
 
-def too_many_rows(data: bytes, fmt: str) -> str | None:
+def too_many_rows(data: bytes, fmt: str, *, own_list: bool = False) -> str | None:
     """Why a file of format ``fmt`` is refused for its row count before it is parsed
     (``None``: it is not, or the format has no row per line).
 
     Counting the lines of the bytes costs milliseconds; parsing a million rows costs minutes.
+    ``own_list``: a federation's own rating list, up to :data:`MAX_LIST_PLAYERS` rows.
 
     Examples
     --------
@@ -302,7 +318,7 @@ def too_many_rows(data: bytes, fmt: str) -> str | None:
     """
     if fmt not in _ROW_PER_LINE:
         return None
-    limit = MAX_GAMES if fmt == "interchange-results" else MAX_PLAYERS
+    limit = MAX_GAMES if fmt == "interchange-results" else MAX_LIST_PLAYERS if own_list else MAX_PLAYERS
     lines = data.count(b"\n") + (not data.endswith(b"\n"))
     if lines - 1 <= limit:
         return None

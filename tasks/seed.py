@@ -16,6 +16,7 @@ from typing import Any
 import engine
 import formats
 import warehouse
+from formats.schema import RATINGS_SCHEMA
 from tasks.runtime import get_run_logger, task
 
 __all__ = ["SeedLoaded", "load_seed_list"]
@@ -67,8 +68,8 @@ def load_seed_list(file: str, federation: str, warehouse_url: str | None,
     path = Path(file)
     if not path.is_file():
         raise FileNotFoundError(f"no such file: {path}")
-    ratings = formats.read_ratings(path, federation=federation)
-    edition = formats.read(path, federation=federation).list_edition
+    read = formats.read_list(path, federation=federation)
+    ratings, edition = read.ratings.select(list(RATINGS_SCHEMA)), read.list_edition
     db = warehouse.get_engine(warehouse_url)
     count = warehouse.load_seed(
         db, federation, ratings, source=path.name,
