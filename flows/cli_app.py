@@ -124,7 +124,7 @@ def _root(
                      help="The installation's federations.toml: its tables override the packaged ones key by key."),
     ] = None,
     show_version: Annotated[
-        bool, typer.Option("--version", metavar="", help="Print the version and exit.", callback=_version_callback, is_eager=True)
+        bool, typer.Option("--version", help="Print the version and exit.", callback=_version_callback, is_eager=True)
     ] = False,
 ) -> None:
     """Federation Ratings: result files in, official rating lists out.

@@ -51,9 +51,8 @@ def write_report(report: CompetitionReport, folder: Path, *, sync: bool = True) 
     target = path_inside(folder, report.federation or "unknown")
     md, html = target / f"{safe}.md", target / f"{safe}.html"
     parts = _Parts.of(report, WARN_LIMIT)   # both renderings show the same rows: derive them once
-    write = atomic_write_text if sync else _replace_text
-    write(md, _markdown(report, WARN_LIMIT, parts))
-    write(html, _html(report, WARN_LIMIT, parts))
+    atomic_write_text(md, _markdown(report, WARN_LIMIT, parts), fsync=sync)
+    atomic_write_text(html, _html(report, WARN_LIMIT, parts), fsync=sync)
     return md, html
 
 
@@ -75,13 +74,6 @@ def report_name(competition_id: str | None) -> str:
     if competition_id is None or safe == competition_id:
         return safe
     return f"{safe}-{hashlib.sha256(competition_id.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
-
-
-def _replace_text(path: Path, text: str) -> None:
-    """``path`` replaced by ``text`` through a temporary file and a rename, without ``fsync``."""
-    from formats.safety import atomic_write_text
-
-    atomic_write_text(path, text, fsync=False)
 
 
 def sync_reports() -> None:

@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 
 import polars as pl
+import pytest
 from typer.testing import CliRunner
 
 import formats
@@ -54,13 +55,9 @@ def test_an_organiser_s_file_of_that_size_is_still_refused_at_its_limit(tmp_path
     assert (whole.ratings.height, whole.list_edition) == (PLAYERS, 1)
 
 
-def test_a_list_past_its_own_limit_is_refused_with_the_limit_named(tmp_path: Path) -> None:
+def test_a_list_past_its_own_limit_is_refused_with_the_limit_named(monkeypatch: pytest.MonkeyPatch) -> None:
     data = b"federation,player_id,rating\n" + b"fide,1,1500\n" * 3
-    saved = limits.MAX_LIST_PLAYERS
-    try:
-        limits.MAX_LIST_PLAYERS = 2
-        refused = limits.too_many_rows(data, "interchange-ratings", own_list=True)
-    finally:
-        limits.MAX_LIST_PLAYERS = saved
-    assert refused == "the file holds more than 2 rows (3 lines), more than the limit: split it"
     assert limits.too_many_rows(data, "interchange-ratings", own_list=True) is None
+    monkeypatch.setattr(limits, "MAX_LIST_PLAYERS", 2)
+    refused = limits.too_many_rows(data, "interchange-ratings", own_list=True)
+    assert refused == "the file holds more than 2 rows (3 lines), more than the limit: split it"
