@@ -10,9 +10,10 @@ from typing import Any
 import polars as pl
 
 from formats.schema import COMPETITIONS_SCHEMA, FINDINGS_SCHEMA, GAMES_SCHEMA, empty
-from validations import gx_process
+from validations import gx_process, row_checks
+from validations.errors import GxProjectError
 from validations.rules import SEVERITIES, Rule, edition_of, rules_for
-from validations.suites import Failure, suite_name
+from validations.suites import suite_name
 from validations.tables import Tables, build_tables, start_dates
 
 
@@ -25,35 +26,24 @@ class Validation:
     findings: pl.DataFrame      #: FINDINGS_SCHEMA (eligibility + data quality)
 
 
-#: Rows Great Expectations checks at once. Its pandas engine holds several copies of a table
-#: and of every unexpected row, so a batch of a million games is checked in chunks.
-CHUNK_ROWS = 200_000
+def _great_expectations(federation: str, gx_root: Path | None, name: str, frame: pl.DataFrame,
+                        columns: list[str], masks: dict[str, pl.Series]) -> None:
+    """Suite ``name`` run by Great Expectations (in its own process, :mod:`validations.gx_process`)
+    on ``columns`` of :func:`validations.row_checks.sample` of ``frame``; its verdict must be the row
+    checks' own.
 
-
-def _chunks(frame: pl.DataFrame) -> list[pl.DataFrame]:
-    """``frame`` in parts of whole competitions, about :data:`CHUNK_ROWS` rows each.
-
-    Every rule is either about one row or a key that holds ``competition_id`` (rules.toml:
-    ``unique`` on competition, round, ...), so a competition checked whole is checked right.
+    Raises
+    ------
+    GxProjectError
+        When they disagree on a row: the row checks no longer say what the suite says.
     """
-    if frame.height <= CHUNK_ROWS or "competition_id" not in frame.columns:
-        return [frame]
-    sizes = frame.group_by("competition_id", maintain_order=True).len()
-    part = (sizes.get_column("len").cum_sum() - 1) // CHUNK_ROWS
-    which = sizes.select("competition_id", part.alias("_part"))
-    tagged = frame.join(which, on="competition_id", how="left", maintain_order="left", nulls_equal=True)
-    return [p.drop("_part") for p in tagged.partition_by("_part", maintain_order=True)]
-
-
-def _run_in_chunks(federation: str, gx_root: Path | None, name: str, frame: pl.DataFrame) -> list[Failure]:
-    """:func:`validations.suites.run_suite` on each chunk of ``frame``, in the Great Expectations
-    process (:mod:`validations.gx_process`); each rule's failing rows put together."""
-    rows: dict[str, list[int]] = {}
-    for chunk in _chunks(frame):
-        for failure in gx_process.call("run_suite", federation, None if gx_root is None else str(gx_root),
-                                       name, chunk):
-            rows.setdefault(failure.rule_id, []).extend(failure.row_ids)
-    return [Failure(rule_id=rule, row_ids=tuple(sorted(ids))) for rule, ids in rows.items()]
+    checked = row_checks.sample(frame, masks).select(columns)
+    reported = {failure.rule_id: set(failure.row_ids)
+                for failure in gx_process.call("run_suite", federation, None if gx_root is None else str(gx_root),
+                                               name, checked)}
+    differs = row_checks.disagreement(masks, frame, checked, reported)
+    if differs is not None:
+        raise GxProjectError(f"suite {name!r}: {differs}")
 
 
 def _rule_index(federation: str, days: set[date | None]) -> dict[tuple[str, date | None], dict[str, Rule]]:
@@ -161,16 +151,16 @@ def _run_rules(
         frame = _rows_of_edition(tables, table_name, editions, edition, rule_set)
         if frame.is_empty():
             continue
-        # Great Expectations needs only the checked columns (and row_id to report rows);
-        # messages are filled from the polars rows afterwards.
+        # Great Expectations needs only the checked columns (and row_id to report rows); the
+        # findings and their messages come from the row checks, which it has confirmed.
         needed = ["row_id", *dict.fromkeys(c for r in by_id.values() for c in r.checked_columns)]
-        failures = _run_in_chunks(rule_set, gx_root, suite_name(rule_set, table_name, edition),
-                                  frame.select([c for c in needed if c in frame.columns]))
-        for failure in failures:
-            rule = by_id.get(failure.rule_id)
-            if rule is None:  # not in this edition's table (file_context rebuilds stale suites)
+        masks = {rule_id: row_checks.failing(rule, frame) for rule_id, rule in by_id.items()}
+        _great_expectations(rule_set, gx_root, suite_name(rule_set, table_name, edition), frame,
+                            [c for c in needed if c in frame.columns], masks)
+        for rule_id, rule in by_id.items():
+            failing = frame.filter(masks[rule_id])
+            if failing.is_empty():
                 continue
-            failing = frame.filter(pl.col("row_id").is_in(list(failure.row_ids)))
             if rule.expect == "unique":
                 # Every copy of a duplicated key fails; the first one is not the mistake.
                 failing = failing.sort("row_id").filter(

@@ -173,15 +173,17 @@ def test_fide_report_of_a_real_open_lists_unrated_progress(tmp_path: Path) -> No
     assert "fide-2014" in text
 
 
-def test_great_expectations_checks_a_big_table_in_parts_with_the_same_findings(
+def test_great_expectations_checks_a_sample_of_a_big_table_with_the_same_findings(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A table of more than ``CHUNK_ROWS`` rows is checked in parts of whole competitions (so
-    that its memory stays bounded); a duplicated pairing and unknown results in several championships of the real
-    season are found exactly as when the table is checked at once."""
+    """A table of more than ``SAMPLE_ROWS`` rows is checked by Great Expectations on a sample of
+    whole competitions, and its findings come whole from the row checks: a duplicated pairing
+    and unknown results in several championships of the real season are found exactly as when
+    Great Expectations checks the whole table, and it saw fewer rows than the table holds."""
     import importlib
 
-    module = importlib.import_module("validations.validate")
+    module = importlib.import_module("validations.row_checks")
+    process = importlib.import_module("validations.gx_process")
 
     folder = shared_file("ajusc", "barruf_2025_26", "results")
     parts = [_read_interchange(p) for p in sorted(folder.glob("BARRUF-*.results.csv"))]
@@ -194,9 +196,20 @@ def test_great_expectations_checks_a_big_table_in_parts_with_the_same_findings(
     ), games.filter(pl.col("source_line") == 12)])
     players = pl.read_csv(folder.parent / "season.players.csv", infer_schema=False)
     whole = validate(comps, games, federation="ajusc", players=players)
-    monkeypatch.setattr(module, "CHUNK_ROWS", 300)
-    assert len(module._chunks(games.with_row_index("row_id"))) > 5
-    in_parts = validate(comps, games, federation="ajusc", players=players)
+    checked: list[int] = []
+    real_call = process.call
+
+    def counting(operation: str, *args: object) -> object:
+        frame = args[-1]
+        if isinstance(frame, pl.DataFrame) and "round" in frame.columns:
+            checked.append(frame.height)
+        return real_call(operation, *args)
+
+    monkeypatch.setattr(module, "SAMPLE_ROWS", 300)
+    monkeypatch.setattr(module, "PER_RULE", 2)
+    monkeypatch.setattr(process, "call", counting)
+    sampled = validate(comps, games, federation="ajusc", players=players)
     assert whole.findings.height > 40
-    assert in_parts.findings.sort(pl.all()).equals(whole.findings.sort(pl.all()))
-    assert in_parts.competitions.equals(whole.competitions) and in_parts.games.equals(whole.games)
+    assert checked and max(checked) < games.height
+    assert sampled.findings.sort(pl.all()).equals(whole.findings.sort(pl.all()))
+    assert sampled.competitions.equals(whole.competitions) and sampled.games.equals(whole.games)
