@@ -80,17 +80,40 @@ def round_robins(rng: np.random.Generator, strength: np.ndarray, players: np.nda
     return tour, rnd, a, b, score, forfeit
 
 
+def _met(a: np.ndarray, b: np.ndarray, met: np.ndarray, n: int) -> np.ndarray:
+    """Whether ``a[i]`` and ``b[i]`` met before: their pair's key is in ``met`` (sorted, unique).
+
+    Examples
+    --------
+    >>> _met(np.array([1, 2, 0]), np.array([0, 3, 2]), np.array([1, 2 * 10 + 3]), 10).tolist()
+    [True, True, False]
+    """
+    key = np.minimum(a, b) * n + np.maximum(a, b)
+    if not met.size:
+        return np.zeros(key.size, dtype=bool)
+    return met[np.minimum(np.searchsorted(met, key), met.size - 1)] == key
+
+
+#: Passes of :func:`_other_partners` a round at most: each settles the repeats it can.
+PASSES = 8
+
+
 def _other_partners(a: np.ndarray, b: np.ndarray, tour: np.ndarray, met: np.ndarray, n: int) -> None:
-    """Where the two players of a board met before, swap partners with the next board of the same
-    competition (1-3 and 2-4 instead of 1-2 and 3-4), in place; a repeat left is let be."""
-    again = np.isin(np.minimum(a, b) * n + np.maximum(a, b), met)
-    swap = np.zeros(a.size, dtype=bool)
-    swap[:-1] = again[:-1] & (tour[a[:-1]] == tour[a[1:]])
-    swap[1:] = swap[1:] & ~swap[:-1]                          # a board swaps once
-    j = np.flatnonzero(swap)
-    second = a[j + 1]
-    a[j + 1] = b[j]
-    b[j] = second
+    """Where the two players of a board met before, pair them with the next board's (1-3 and 2-4,
+    else 1-4 and 2-3, instead of 1-2 and 3-4; the last board of an open with the one above), in
+    place, in up to :data:`PASSES` passes; a repeat left after them is let be."""
+    for _ in range(PASSES):
+        again = np.flatnonzero(_met(a, b, met, n))
+        if not again.size:
+            return
+        below = np.minimum(again + 1, a.size - 1)
+        last = (again + 1 == a.size) | (tour[a[below]] != tour[a[again]])
+        top = np.unique(np.where(last, again - 1, again))   # the upper board (an open has 25 at least)
+        top = top[np.concatenate(([True], np.diff(top) > 1))]   # a board swaps once a pass
+        a1, b1, a2, b2 = a[top], b[top], a[top + 1], b[top + 1]
+        cross = _met(a1, a2, met, n) | _met(b1, b2, met, n)      # 1-3 / 2-4 repeats: 1-4 / 2-3
+        a[top], b[top] = a1, np.where(cross, b2, a2)
+        a[top + 1], b[top + 1] = b1, np.where(cross, a2, b2)
 
 
 def swiss(rng: np.random.Generator, strength: np.ndarray, players: np.ndarray, sizes: np.ndarray,
