@@ -91,7 +91,8 @@ def _met(a: np.ndarray, b: np.ndarray, met: np.ndarray, n: int) -> np.ndarray:
     key = np.minimum(a, b) * n + np.maximum(a, b)
     if not met.size:
         return np.zeros(key.size, dtype=bool)
-    return met[np.minimum(np.searchsorted(met, key), met.size - 1)] == key
+    found: np.ndarray = met[np.minimum(np.searchsorted(met, key), met.size - 1)] == key
+    return found
 
 
 #: Passes of :func:`_other_partners` a round at most: each settles the repeats it can.
