@@ -1,6 +1,7 @@
 """The benchmark harness: ``python -m benchmarks``.
 
-On one generated history per system and size (``benchmarks/generate.py``, seeded), it
+On one generated history per system and size (seeded: ``benchmarks/generate.py``, or with
+``--shape fide`` the monthly FIDE-shaped archive of ``benchmarks/generate_fide.py``), it
 prints, in one run on the same data:
 
 - ``engine``: ``engine.rate_history`` games per second, beside the tests' plain scalar
@@ -19,6 +20,7 @@ prints, in one run on the same data:
     python -m benchmarks                                   # 100k, 1M and 5M games, all systems, SQLite
     python -m benchmarks --sizes 1M --databases sqlite,postgresql
     python -m benchmarks --sizes 2k --systems ajusc --quick   # the CI smoke size
+    python -m benchmarks --sizes 1M --systems fide --shape fide --databases sqlite
 
 Figures go in the README and the closing notes; no test asserts a time.
 """
@@ -36,17 +38,13 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from benchmarks._child import child
-
-if TYPE_CHECKING:
-    from benchmarks.generate import Federation
 
 REPO = Path(__file__).resolve().parents[1]
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -198,13 +196,62 @@ def _engine_rows(system: str, n: int, history: Path, args: argparse.Namespace) -
     return rows
 
 
-def _database_rows(rows: list[Row], system: str, fed: Federation, paths: dict[str, Path], history: Path,
-                   db: str, for_db: Path, floor: float, args: argparse.Namespace) -> None:
-    """The rows on one database (fixed, run, incremental, backfill, whatif), appended to ``rows``
-    as each is measured: a row stopped by ``--row-timeout`` leaves the ones before it."""
+@dataclass(frozen=True)
+class History:
+    """A generated history written in ``folder`` (``--shape``): what the rows need of it."""
+
+    folder: Path
+    games: int
+    competitions: int
+    players: int
+    rated: int                  #: players on the starting list
+    first_day: date
+    last_day: date
+    ratings: Path               #: the starting list
+    players_files: list[Path]
+    seeded: str                 #: a player of the starting list (the what-if row's)
+    night: Callable[[Path], tuple[Path, int, date]]   #: writes the night in a folder: file, games, last day
+
+
+def random_history(system: str, games: int, folder: Path, args: argparse.Namespace) -> History:
+    """``benchmarks/generate.py``'s history of ``system``; its night: 50 competitions of its players."""
     from benchmarks.generate import generate, write_interchange
 
-    n = fed.games
+    fed = generate(system, games, players=args.players or None, seed=args.seed)
+    paths = write_interchange(fed, folder)
+
+    def night(where: Path) -> tuple[Path, int, date]:
+        night = generate(system, 10_000_000, players=fed.players.height, seed=args.seed + 1,
+                         competitions_after=fed.last_day + timedelta(days=1), max_competitions=50,
+                         competition_prefix="N")
+        return write_interchange(night, where, stem="night")["results"], night.games, night.last_day
+
+    return History(folder, fed.games, fed.competitions, fed.players.height, fed.seed.height, fed.first_day,
+                   fed.last_day, paths["ratings"], [paths["players"]], fed.seed.get_column("player_id")[0], night)
+
+
+def fide_history(games: int, folder: Path, args: argparse.Namespace) -> History:
+    """``benchmarks/generate_fide.py``'s archive, written month by month; its night: 50 competitions
+    of the month after."""
+    from benchmarks.generate_fide import FIRST_ID, write_archive, write_night
+
+    archive = write_archive(folder, games, players=args.players or None, seed=args.seed)
+    assert archive.ratings is not None
+
+    def night(where: Path) -> tuple[Path, int, date]:
+        night = write_night(where, games, after=archive.last_day, players=args.players or None, seed=args.seed,
+                            night_seed=args.seed + 1)
+        return night.results[0], night.games, night.last_day
+
+    return History(folder, archive.games, archive.competitions, archive.players, archive.rated, archive.first_day,
+                   archive.last_day, archive.ratings, list(archive.players_files), str(FIRST_ID), night)
+
+
+def _database_rows(rows: list[Row], system: str, hist: History, db: str, for_db: Path, floor: float,
+                   args: argparse.Namespace) -> None:
+    """The rows on one database (fixed, run, incremental, backfill, whatif), appended to ``rows``
+    as each is measured: a row stopped by ``--row-timeout`` leaves the ones before it."""
+    n = hist.games
     with database(db, for_db) as url:
         base = ["--warehouse", url]
         empty = for_db / "empty-inbox"
@@ -213,46 +260,42 @@ def _database_rows(rows: list[Row], system: str, fed: Federation, paths: dict[st
                                                 "--reports", str(for_db / "reports")), cwd=for_db, timeout=args.row_timeout)
         rows.append(Row(system, 0, "fixed", db, seconds, peak, "ratings run on an empty inbox"))
         print(rows[-1].line(), flush=True)
-        measured(ratings_cmd("seed", "--federation", system, str(paths["ratings"]), *base), cwd=for_db, timeout=args.row_timeout)
+        measured(ratings_cmd("seed", "--federation", system, str(hist.ratings), *base), cwd=for_db, timeout=args.row_timeout)
         inbox = for_db / "inbox"
         inbox.mkdir(exist_ok=True)
-        for part in sorted(history.glob("*.results.csv")):
+        for part in [*sorted(hist.folder.glob("*.results.csv")), *hist.players_files]:
             shutil.copy(part, inbox)
-        shutil.copy(paths["players"], inbox)
         seconds, peak, output = measured(ratings_cmd("run", "--inbox", str(inbox), *base, "--federation", system,
                                                 "--reports", str(for_db / "reports"),
-                                                "--as-of", str(fed.last_day)), cwd=for_db, timeout=args.row_timeout)
+                                                "--as-of", str(hist.last_day)), cwd=for_db, timeout=args.row_timeout)
         loaded(output, n)
         full = seconds
         rows.append(Row(system, n, "run", db, seconds, peak,
                         f"marginal / floor = {(seconds - rows[-1].seconds) / floor:.1f}x; {stages(output)}"))
         print(rows[-1].line(), flush=True)
-        night = generate(system, 10_000_000, players=fed.players.height, seed=args.seed + 1,
-                         competitions_after=fed.last_day + timedelta(days=1), max_competitions=50,
-                         competition_prefix="N")
-        night_paths = write_interchange(night, for_db / "night", stem="night")
+        night_results, night_games, night_last_day = hist.night(for_db / "night")
         tonight = for_db / "inbox-night"
         tonight.mkdir(exist_ok=True)
-        shutil.copy(night_paths["results"], tonight)
+        shutil.copy(night_results, tonight)
         seconds, peak, output = measured(ratings_cmd("run", "--inbox", str(tonight), *base, "--federation", system,
                                                 "--reports", str(for_db / "reports"),
-                                                "--as-of", str(night.last_day)), cwd=for_db, timeout=args.row_timeout)
-        loaded(output, night.games)
-        rows.append(Row(system, night.games, "incremental", db, seconds, peak,
+                                                "--as-of", str(night_last_day)), cwd=for_db, timeout=args.row_timeout)
+        loaded(output, night_games)
+        rows.append(Row(system, night_games, "incremental", db, seconds, peak,
                         f"50 competitions on top; {seconds / full:.0%} of the full run; {stages(output)}"))
         print(rows[-1].line(), flush=True)
-        seconds, peak, output = measured(ratings_cmd("backfill", "--federation", system, "--from", str(fed.first_day),
+        seconds, peak, output = measured(ratings_cmd("backfill", "--federation", system, "--from", str(hist.first_day),
                                                 *base), cwd=for_db, timeout=args.row_timeout)
-        rows.append(Row(system, n + night.games, "backfill", db, seconds, peak,
+        rows.append(Row(system, n + night_games, "backfill", db, seconds, peak,
                         f"from the first day; {stages(output)}"))
         print(rows[-1].line(), flush=True)
         has_whatif = subprocess.run(ratings_cmd("whatif", "--help"), capture_output=True, cwd=for_db,
                                     check=False).returncode == 0
         if has_whatif:
-            player = fed.seed.get_column("player_id")[0]
+            player = hist.seeded
             seconds, peak, _ = measured(ratings_cmd("whatif", "--federation", system, "--set-rating",
                                                     f"{player}=1500", *base, "--format", "csv"), cwd=for_db, timeout=args.row_timeout)
-            rows.append(Row(system, n + night.games, "whatif", db, seconds, peak, f"--set-rating {player}=1500"))
+            rows.append(Row(system, n + night_games, "whatif", db, seconds, peak, f"--set-rating {player}=1500"))
         else:
             rows.append(Row(system, 0, "whatif", db, 0.0, 0.0, "no `ratings whatif` in this version"))
         print(rows[-1].line(), flush=True)
@@ -260,14 +303,14 @@ def _database_rows(rows: list[Row], system: str, fed: Federation, paths: dict[st
 
 def bench_system(system: str, games: int, databases: list[str], args: argparse.Namespace, work: Path) -> list[Row]:
     sys.path.insert(0, str(REPO))
-    from benchmarks.generate import generate, write_interchange
-
-    fed = generate(system, games, players=args.players or None, seed=args.seed)
     history = work / f"{system}-{games}" / "history"
-    paths = write_interchange(fed, history)
-    n = fed.games
-    print(f"# {system}: {n:,} games, {fed.competitions:,} competitions, {fed.players.height:,} players, "
-          f"{fed.seed.height:,} on the starting list ({fed.first_day} .. {fed.last_day})", flush=True)
+    start = time.perf_counter()
+    hist = (fide_history(games, history, args) if args.shape == "fide"
+           else random_history(system, games, history, args))
+    n = hist.games
+    print(f"# {system}: {n:,} games, {hist.competitions:,} competitions, {hist.players:,} players, "
+          f"{hist.rated:,} on the starting list ({hist.first_day} .. {hist.last_day}); "
+          f"--shape {args.shape}, written in {time.perf_counter() - start:.1f} s", flush=True)
     rows = _engine_rows(system, n, history, args)
     if args.quick_engine_only:
         return rows
@@ -280,7 +323,7 @@ def bench_system(system: str, games: int, databases: list[str], args: argparse.N
             rows.append(Row(system, n, "io floor", db, floor, peak, "polars read_csv + insert game rows"))
             print(rows[-1].line(), flush=True)
         try:
-            _database_rows(rows, system, fed, paths, history, db, for_db, floor, args)
+            _database_rows(rows, system, hist, db, for_db, floor, args)
         except RowTimeout as stopped:
             # The rows after a stopped one need its warehouse: they are not measured.
             rows.append(Row(system, n, "stopped", db, stopped.seconds, stopped.peak_mb,
@@ -300,7 +343,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="100k,1M,5M", help="comma-separated game counts (100k, 1M, 2500)")
     parser.add_argument("--systems", default="ajusc,fide,egf")
     parser.add_argument("--databases", default="sqlite", help="sqlite and/or postgresql")
-    parser.add_argument("--players", type=int, default=0, help="population (default: games / 20, at most 50,000)")
+    parser.add_argument("--players", type=int, default=0,
+                        help="population (default: games / 20, at most 50,000; --shape fide: games / 50, at least 3,000)")
+    parser.add_argument("--shape", choices=("random", "fide"), default="random",
+                        help="random: benchmarks/generate.py (small competitions, random pairings, in memory); "
+                             "fide: benchmarks/generate_fide.py (monthly FIDE-shaped archive, written as it goes)")
     parser.add_argument("--reference-games", type=int, default=200_000,
                         help="games the scalar reference rates (0: skip it)")
     parser.add_argument("--seed", type=int, default=7)
@@ -314,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     databases = [d.strip() for d in args.databases.split(",") if d.strip()]
+    if args.shape == "fide" and systems != ["fide"]:
+        parser.error(f"--shape fide generates the fide system only (--systems fide), not {args.systems}")
     keep = args.work is not None
     work = args.work or Path(tempfile.mkdtemp(prefix="ratings-bench-"))
     print(f"python -m benchmarks --sizes {args.sizes} --systems {args.systems} --databases {args.databases}"

@@ -24,8 +24,11 @@ def child(argv: list[str]) -> None:
         import formats
 
         reads = [formats.read(part) for part in parts]
-        seed = formats.read(next(folder.glob("*.ratings.csv"))).ratings
-        players = formats.read(next(folder.glob("*.players.csv"))).players
+        # The federation's own list is read at the list's limits (a FIDE-shaped one holds more than
+        # 50,000 players); the players may come in several files.
+        seed = formats.read_list(next(folder.glob("*.ratings.csv"))).ratings
+        players = pl.concat([formats.read(p).players for p in sorted(folder.glob("*.players.csv"))],
+                            how="vertical_relaxed")
         comps = pl.concat([r.competitions for r in reads], how="vertical_relaxed")
         games = pl.concat([r.games for r in reads], how="vertical_relaxed")
         fed = comps.get_column("federation")[0]

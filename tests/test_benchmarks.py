@@ -100,3 +100,30 @@ def test_a_run_that_loaded_less_than_its_history_is_an_error() -> None:
            "[ 2.0s] load: y: loaded 2 file(s) (1 already loaded), 1 competition(s), 5 game(s)", 15)
     with pytest.raises(RuntimeError, match="loaded 0 games of 1,000"):
         loaded("unreadable: rejected (format.too_large)", 1_000)
+
+
+def test_the_fide_shape_is_benched_from_its_monthly_files() -> None:
+    out = _harness("--sizes", "20k", "--systems", "fide", "--shape", "fide", "--engine-only",
+                   "--reference-games", "2000")
+    assert "--shape fide, written in" in out and "on the starting list (2012-07-01 .." in out
+    assert out.count("engine / reference") == 2
+
+
+def test_the_fide_shape_is_of_fide_alone() -> None:
+    from benchmarks.__main__ import main
+
+    with pytest.raises(SystemExit) as refused:
+        main(["--shape", "fide", "--systems", "ajusc,fide", "--engine-only"])
+    assert refused.value.code == 2
+
+
+@pytest.mark.slow
+def test_end_to_end_rows_on_sqlite_of_the_fide_shape(tmp_path: Path) -> None:
+    """Every row runs on the monthly files: the run loads every game of them (``loaded``), the
+    night is the month after, the what-if sets a player of the starting list."""
+    out = _harness("--sizes", "20k", "--systems", "fide", "--shape", "fide", "--reference-games", "0",
+                   "--work", str(tmp_path))
+    for what in ("io floor", "fixed", "run", "incremental", "backfill", "whatif"):
+        assert f"| {what:12s} |" in out
+    assert "stages done" not in out and "--set-rating 1000001=1500" in out
+    assert len(list(tmp_path.glob("fide-*/history/fide-*.results.csv"))) > 12
