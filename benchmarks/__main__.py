@@ -19,10 +19,10 @@ prints, in one run on the same data:
 
     python -m benchmarks                                   # 100k, 1M and 5M games, all systems, SQLite
     python -m benchmarks --sizes 1M --databases sqlite,postgresql
-    python -m benchmarks --sizes 2k --systems ajusc --quick   # the CI smoke size
+    python -m benchmarks --sizes 2k --systems ajusc --engine-only   # the CI smoke size
     python -m benchmarks --sizes 1M --systems fide --shape fide --databases sqlite
 
-Figures go in the README and the closing notes; no test asserts a time.
+Figures go in docs/benchmarks.md and the closing notes; no test asserts a time.
 """
 
 from __future__ import annotations
