@@ -30,13 +30,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -45,6 +42,8 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from benchmarks._child import child
+from benchmarks._measure import RowTimeout, loaded, measured, stages
+from benchmarks._summary import HEADER, Row, summary
 
 REPO = Path(__file__).resolve().parents[1]
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -54,105 +53,11 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 
-@dataclass
-class Row:
-    system: str
-    games: int
-    what: str
-    database: str
-    seconds: float
-    peak_mb: float
-    note: str = ""
-
-    def line(self) -> str:
-        rate = f"{self.games / self.seconds / 1e6:8.2f}" if self.seconds > 0 and self.what in (
-            "engine", "reference") else f"{'':8s}"
-        return (f"| {self.system:6s} | {self.games:>10,} | {self.what:12s} | {self.database:10s} | "
-                f"{self.seconds:9.2f} | {rate} | {self.peak_mb:8.0f} | {self.note} |")
-
-
-HEADER = ("| system | games      | what         | database   | seconds   | M games/s | peak MB | note |\n"
-          "|--------|-----------:|--------------|------------|----------:|---------:|--------:|------|")
-
-
 def parse_size(text: str) -> int:
     """``100k`` -> 100000, ``1M`` -> 1000000, ``2500`` -> 2500."""
     text = text.strip()
     mult = {"k": 1_000, "K": 1_000, "m": 1_000_000, "M": 1_000_000}.get(text[-1:], 1)
     return int(float(text[:-1] if mult > 1 else text) * mult)
-
-
-class RowTimeout(RuntimeError):
-    """A row ran past ``--row-timeout``: its process was stopped."""
-
-    def __init__(self, seconds: float, peak_mb: float, output: str, command: str) -> None:
-        super().__init__(f"{command} stopped after {seconds:.0f} s")
-        self.seconds, self.peak_mb, self.output, self.command = seconds, peak_mb, output, command
-
-
-#: The CLI's progress lines: ``[  14.8s] load: ...`` (time since the run started).
-_STAGE_LINE = re.compile(r"^\[\s*([0-9.]+)s\] ([a-z_]+):", re.MULTILINE)
-
-
-def stages(output: str) -> str:
-    """Where a ``ratings`` run spent its time, from its progress lines: ``ingest 1.1, validate 8.8, ...``.
-
-    >>> stages("[   1.1s] ingest: x\\n[   9.9s] validate: y\\n[  14.8s] load: z\\n[  15.0s] info: n")
-    'ingest 1.1, validate 8.8, load 4.9'
-    """
-    out, last = [], 0.0
-    for at, stage in _STAGE_LINE.findall(output.replace("\\n", "\n")):
-        if stage in ("info", "warning", "error"):
-            continue
-        out.append(f"{stage} {float(at) - last:.1f}")
-        last = float(at)
-    return ", ".join(out)
-
-
-#: The load stage's line: "load: ajusc: loaded 21 file(s), 20 competition(s), 2505 game(s)".
-_LOADED = re.compile(r"load: \S+: loaded [^\n]*?([0-9]+) game\(s\)")
-
-
-def loaded(output: str, expected: int) -> None:
-    """A run must have loaded every game it was given: a refused file would time nothing."""
-    got = sum(int(n) for n in _LOADED.findall(output))
-    if got != expected:
-        raise RuntimeError(f"the run loaded {got:,} games of {expected:,}; its output ends:\n{output[-3000:]}")
-
-
-def measured(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
-             timeout: float | None = None) -> tuple[float, float, str]:
-    """Run ``cmd`` as its own process: (wall seconds, peak RSS in MB, output); raises on failure,
-    :class:`RowTimeout` when it runs past ``timeout`` seconds (then it is killed)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd, text=True,
-                            start_new_session=True)
-    assert proc.stdout is not None
-    chunks: list[str] = []
-    reader = threading.Thread(target=lambda: chunks.append(proc.stdout.read()) if proc.stdout else None,
-                              daemon=True)
-    reader.start()
-    stopped = False
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if timeout is not None and time.perf_counter() - start > timeout:
-            os.killpg(proc.pid, signal.SIGKILL)
-            _, status, usage = os.wait4(proc.pid, 0)
-            stopped = True
-            break
-        time.sleep(0.05)
-    seconds = time.perf_counter() - start
-    reader.join(timeout=30)
-    output = "".join(chunks)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if stopped:
-        words = cmd[3:5] if cmd[1:3] == ["-m", "flows.cli"] else cmd[:1]
-        raise RowTimeout(seconds, usage.ru_maxrss / 1024.0, output, " ".join(["ratings", *words]))
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}:\n{output[-3000:]}")
-    return seconds, usage.ru_maxrss / 1024.0, output
 
 
 def ratings_cmd(*args: str) -> list[str]:
@@ -211,6 +116,8 @@ class History:
     players_files: list[Path]
     seeded: str                 #: a player of the starting list (the what-if row's)
     night: Callable[[Path], tuple[Path, int, date]]   #: writes the night in a folder: file, games, last day
+    #: --shape fide: writes the whole month after the night in a folder: files, games, last day
+    month: Callable[[Path, date], tuple[list[Path], int, date]] | None = None
 
 
 def random_history(system: str, games: int, folder: Path, args: argparse.Namespace) -> History:
@@ -233,7 +140,7 @@ def random_history(system: str, games: int, folder: Path, args: argparse.Namespa
 def fide_history(games: int, folder: Path, args: argparse.Namespace) -> History:
     """``benchmarks/generate_fide.py``'s archive, written month by month; its night: 50 competitions
     of the month after."""
-    from benchmarks.generate_fide import FIRST_ID, write_archive, write_night
+    from benchmarks.generate_fide import FIRST_ID, write_archive, write_month, write_night
 
     archive = write_archive(folder, games, players=args.players or None, seed=args.seed)
     assert archive.ratings is not None
@@ -243,13 +150,18 @@ def fide_history(games: int, folder: Path, args: argparse.Namespace) -> History:
                             night_seed=args.seed + 1)
         return night.results[0], night.games, night.last_day
 
+    def month(where: Path, after: date) -> tuple[list[Path], int, date]:
+        whole = write_month(where, games, after=after, players=args.players or None, seed=args.seed,
+                            night_seed=args.seed + 2)
+        return list(whole.results), whole.games, whole.last_day
+
     return History(folder, archive.games, archive.competitions, archive.players, archive.rated, archive.first_day,
-                   archive.last_day, archive.ratings, list(archive.players_files), str(FIRST_ID), night)
+                   archive.last_day, archive.ratings, list(archive.players_files), str(FIRST_ID), night, month)
 
 
 def _database_rows(rows: list[Row], system: str, hist: History, db: str, for_db: Path, floor: float,
                    args: argparse.Namespace) -> None:
-    """The rows on one database (fixed, run, incremental, backfill, whatif), appended to ``rows``
+    """The rows on one database (fixed, run, incremental, month, backfill, whatif, site), appended to ``rows``
     as each is measured: a row stopped by ``--row-timeout`` leaves the ones before it."""
     n = hist.games
     with database(db, for_db) as url:
@@ -284,6 +196,20 @@ def _database_rows(rows: list[Row], system: str, hist: History, db: str, for_db:
         rows.append(Row(system, night_games, "incremental", db, seconds, peak,
                         f"50 competitions on top; {seconds / full:.0%} of the full run; {stages(output)}"))
         print(rows[-1].line(), flush=True)
+        if hist.month is not None:
+            files, month_games, month_last_day = hist.month(for_db / "month", night_last_day)
+            this_month = for_db / "inbox-month"
+            this_month.mkdir(exist_ok=True)
+            for part in files:
+                shutil.copy(part, this_month)
+            seconds, peak, output = measured(ratings_cmd("run", "--inbox", str(this_month), *base, "--federation",
+                                                         system, "--reports", str(for_db / "reports"),
+                                                         "--as-of", str(month_last_day)),
+                                             cwd=for_db, timeout=args.row_timeout)
+            loaded(output, month_games)
+            rows.append(Row(system, month_games, "month", db, seconds, peak,
+                            f"the whole month after the night; {stages(output)}"))
+            print(rows[-1].line(), flush=True)
         seconds, peak, output = measured(ratings_cmd("backfill", "--federation", system, "--from", str(hist.first_day),
                                                 *base), cwd=for_db, timeout=args.row_timeout)
         rows.append(Row(system, n + night_games, "backfill", db, seconds, peak,
@@ -298,6 +224,11 @@ def _database_rows(rows: list[Row], system: str, hist: History, db: str, for_db:
             rows.append(Row(system, n + night_games, "whatif", db, seconds, peak, f"--set-rating {player}=1500"))
         else:
             rows.append(Row(system, 0, "whatif", db, 0.0, 0.0, "no `ratings whatif` in this version"))
+        print(rows[-1].line(), flush=True)
+        seconds, peak, _ = measured(ratings_cmd("site", "--federation", system, "--out", str(for_db / "site"),
+                                                *base), cwd=for_db, timeout=args.row_timeout)
+        rows.append(Row(system, n + night_games, "site", db, seconds, peak,
+                        "ratings site: every page and card again, into a new folder"))
         print(rows[-1].line(), flush=True)
 
 
@@ -368,10 +299,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"python -m benchmarks --sizes {args.sizes} --systems {args.systems} --databases {args.databases}"
           f" ({os.cpu_count()} cores)", flush=True)
     rows: list[Row] = []
+    groups: list[tuple[str, int, list[Row]]] = []
     try:
         for size in sizes:
             for system in systems:
-                rows += bench_system(system, size, databases, args, work)
+                groups.append((system, size, bench_system(system, size, databases, args, work)))
+                rows += groups[-1][2]
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -379,6 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     print(HEADER)
     for row in rows:
         print(row.line())
+    print()
+    print(summary(groups))
     return 0
 
 

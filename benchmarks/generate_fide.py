@@ -334,3 +334,27 @@ def write_night(folder: Path, games: int, *, after: date, players: int | None = 
                                                    pop.size // 2, pop.size, pop.size, "N", PLAYERS_PER_FILE,
                                                    competitions)
     return Archive(n, k, 0, 0, month, last_day, tuple(paths), (), None)
+
+
+def write_month(folder: Path, games: int, *, after: date, players: int | None = None, seed: int = 7,
+                night_seed: int = 9) -> Archive:
+    """A whole month after ``after`` (ids ``M...``) on top of the archive of ``games`` games: as
+    many entrants as the archive's last month had (every player arrived), so a 20M-game
+    archive's month holds about 130,000 games, what FIDE rates in a month.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> month = write_month(Path(tempfile.mkdtemp()), 20_000, after=date(2015, 5, 31), seed=1)
+    >>> month.competitions > 0, month.results[0].name, str(month.first_day)
+    (True, 'fide-2015-06.results.csv', '2015-06-01')
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    pop = draw_population(players or population_size(games), seed)
+    months = _months(games, pop)
+    weight = sum(_arrived(m, months, pop) for m in range(months))
+    entrants = min(max(round(games * pop.size / weight / (ROUNDS / 2)), 1), pop.size // 2)
+    month = _next_month(after)
+    _, n, k, last_day, paths = _write_competitions(folder, pop, np.random.default_rng([night_seed, 4]), month,
+                                                   entrants, pop.size, pop.size, "M", PLAYERS_PER_FILE)
+    return Archive(n, k, 0, 0, month, last_day, tuple(paths), (), None)

@@ -45,9 +45,11 @@ def test_engine_rows_for_every_system() -> None:
 @pytest.mark.slow
 def test_end_to_end_rows_on_sqlite(tmp_path: Path) -> None:
     out = _harness("--sizes", "2k", "--systems", "ajusc", "--reference-games", "0", "--work", str(tmp_path))
-    for what in ("io floor", "fixed", "run", "incremental", "backfill", "whatif"):
+    for what in ("io floor", "fixed", "run", "incremental", "backfill", "whatif", "site"):
         assert f"| {what:12s} |" in out
     assert "stages done" not in out and "validate " in out   # the run rows say where the time went
+    assert "| month        |" not in out   # a whole month is of the FIDE shape alone
+    assert "| ajusc | 2,000 | sqlite | " in out   # the summary line
     # The explanations kept against derived on read, on the warehouse the rows filled.
     (db,) = tmp_path.glob("ajusc-*/sqlite/bench.db")
     done = subprocess.run([sys.executable, "benchmarks/bench_explanations.py", "--warehouse", f"sqlite:///{db}",
@@ -94,7 +96,7 @@ def test_a_history_is_written_in_files_under_the_inbox_limit(tmp_path: Path) -> 
 
 
 def test_a_run_that_loaded_less_than_its_history_is_an_error() -> None:
-    from benchmarks.__main__ import loaded
+    from benchmarks._measure import loaded
 
     loaded("[ 1.0s] load: x: loaded 1 file(s), 1 competition(s), 10 game(s)\n"
            "[ 2.0s] load: y: loaded 2 file(s) (1 already loaded), 1 competition(s), 5 game(s)", 15)
@@ -123,7 +125,7 @@ def test_end_to_end_rows_on_sqlite_of_the_fide_shape(tmp_path: Path) -> None:
     night is the month after, the what-if sets a player of the starting list."""
     out = _harness("--sizes", "20k", "--systems", "fide", "--shape", "fide", "--reference-games", "0",
                    "--work", str(tmp_path))
-    for what in ("io floor", "fixed", "run", "incremental", "backfill", "whatif"):
+    for what in ("io floor", "fixed", "run", "incremental", "month", "backfill", "whatif", "site"):
         assert f"| {what:12s} |" in out
     assert "stages done" not in out and "--set-rating 1000001=1500" in out
     assert len(list(tmp_path.glob("fide-*/history/fide-*.results.csv"))) > 12
