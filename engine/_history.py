@@ -36,6 +36,8 @@ class History:
     player_rank: npt.NDArray[np.int64]
     """Position of each player's id in sorted order: sorting output rows on an integer is far
     cheaper than on the id strings, with the same order."""
+    id_table: pl.Series
+    """``player_ids`` as a series: the output frames decode ``a_idx`` / ``b_idx`` from it."""
 
 
 def _require(frame: pl.DataFrame, columns: tuple[str, ...], what: str) -> None:
@@ -144,7 +146,8 @@ def prepare(competitions: pl.DataFrame, games: pl.DataFrame, start: pl.DataFrame
         pl.Series("a_rank", rank[g["a_idx"].to_numpy()] if g.height else [], dtype=pl.Int64),
         pl.Series("b_rank", rank[g["b_idx"].to_numpy()] if g.height else [], dtype=pl.Int64),
     )
-    return History(competitions=comps, games=g, player_ids=player_ids, game_offsets=offsets, player_rank=rank)
+    return History(competitions=comps, games=g, player_ids=player_ids, game_offsets=offsets, player_rank=rank,
+                   id_table=ids.rename("player_id"))
 
 
 def seed_column(start: pl.DataFrame, player_ids: list[str], column: str, dtype: pl.DataType) -> pl.Series:
