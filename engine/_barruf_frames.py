@@ -15,6 +15,7 @@ from engine._barruf_rules import (
     inactivity_window,
     season_start_year,
 )
+from engine._coding import decode, decode_rows, pick_code
 from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATINGS_SCHEMA, conform
 from engine._history import (
     History,
@@ -57,8 +58,8 @@ def _changes(h: History, res: BarrufResult, federation: str) -> pl.DataFrame:
         [score_a, res.expected_a], [1.0 - score_a, 1.0 - res.expected_a],
     )
     changes = pl.DataFrame({
-        "competition_id": g["competition_id"].gather(s.game),
-        "player_id": pick(s, g["player_a"], g["player_b"]),
+        "competition_id": decode(h.competitions["competition_id"], s.group, "competition_id"),
+        "player_id": decode(h.id_table, pick_code(s.side, s.game, g["a_idx"], g["b_idx"]), "player_id"),
         "rating_before": pick(s, res.rating_a, res.rating_b),
         "games": s.games, "score": s.sums[0], "expected": s.sums[1],
         "k": pick(s, res.k_a, res.k_b), "change": pick(s, res.change_a, res.change_b),
@@ -70,27 +71,28 @@ def _changes(h: History, res: BarrufResult, federation: str) -> pl.DataFrame:
 def _explanations(h: History, res: BarrufResult, federation: str) -> pl.DataFrame:
     g = h.games
     side_a = pl.DataFrame({
-        "competition_id": g["competition_id"], "comp_idx": g["comp_idx"], "game_idx": g["game_idx"],
-        "player_id": g["player_a"], "prank": g["a_rank"], "round": g["round"], "opponent_id": g["player_b"],
+        "comp_idx": g["comp_idx"], "game_idx": g["game_idx"],
+        "pid": g["a_idx"], "prank": g["a_rank"], "round": g["round"], "oid": g["b_idx"],
         "rating": res.rating_a, "opponent_rating": res.rating_b, "handicap": g["handicap"],
         "score": g["score_a"], "expected": res.expected_a, "k": res.k_a, "change": res.change_a,
         "rating_after": res.after_a, "source_line": g["source_line"],
     })
     side_b = pl.DataFrame({
-        "competition_id": g["competition_id"], "comp_idx": g["comp_idx"], "game_idx": g["game_idx"],
-        "player_id": g["player_b"], "prank": g["b_rank"], "round": g["round"], "opponent_id": g["player_a"],
+        "comp_idx": g["comp_idx"], "game_idx": g["game_idx"],
+        "pid": g["b_idx"], "prank": g["b_rank"], "round": g["round"], "oid": g["a_idx"],
         "rating": res.rating_b, "opponent_rating": res.rating_a, "handicap": -g["handicap"],
         "score": 1.0 - g["score_a"], "expected": 1.0 - res.expected_a, "k": res.k_b, "change": res.change_b,
         "rating_after": res.after_b, "source_line": g["source_line"],
     })
     rows = pl.concat([side_a, side_b]).with_columns(
-        pl.lit(federation).alias("federation"),
-        pl.lit(None, pl.Utf8).alias("period"),
-        pl.lit(RULE_SET).alias("rule_set"),
         (pl.col("k") * (pl.col("score") - pl.col("expected"))).alias("contribution"),
     )
     ordered, _ = explain_and_summarise(
         rows, group="comp_idx", n_players=len(h.player_ids), firsts=[], sums=[],
+    )
+    # Ids and constants join the rows once sorted: the sort gathers integers only.
+    ordered = decode_rows(ordered, h.id_table, h.competitions["competition_id"], "comp_idx").with_columns(
+        pl.lit(federation).alias("federation"), pl.lit(None, pl.Utf8).alias("period"), pl.lit(RULE_SET).alias("rule_set"),
     )
     return conform(ordered, EXPLANATIONS_SCHEMA)
 

@@ -11,6 +11,7 @@ import numpy.typing as npt
 import polars as pl
 
 from engine import rulesets
+from engine._coding import decode, decode_rows, pick_code
 from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATINGS_SCHEMA, conform
 from engine._history import (
     History,
@@ -65,8 +66,8 @@ def _changes(h: History, names: list[str], federation: str, *arrays: npt.NDArray
     s = summarise_sides(h.game_offsets, g, h.player_rank, every, every,
                         [score_a, sea, cta], [1.0 - score_a, seb, ctb])
     changes = pl.DataFrame({
-        "competition_id": g["competition_id"].gather(s.game),
-        "player_id": pick(s, g["player_a"], g["player_b"]),
+        "competition_id": decode(h.competitions["competition_id"], s.group, "competition_id"),
+        "player_id": decode(h.id_table, pick_code(s.side, s.game, g["a_idx"], g["b_idx"]), "player_id"),
         "rule_set": pl.Series(names, dtype=pl.Utf8).gather(s.group),
         "rating_before": pick(s, ra, rb), "games": s.games, "score": s.sums[0], "expected": s.sums[1],
         "k": pick(s, ka, kb), "change": s.sums[2], "rating_after": pick(s, aa, ab),
@@ -77,22 +78,23 @@ def _changes(h: History, names: list[str], federation: str, *arrays: npt.NDArray
 def _explanations(h: History, names: list[str], federation: str, *arrays: npt.NDArray[np.float64]) -> pl.DataFrame:
     ra, rb, sea, seb, ka, kb, cta, ctb, aa, ab = arrays
     g = h.games
-    cols = ["competition_id", "comp_idx", "game_idx", "round", "source_line"]
-    side_a = g.select(*cols, pl.col("player_a").alias("player_id"), pl.col("a_rank").alias("prank"),
-                      pl.col("player_b").alias("opponent_id"),
+    cols = ["comp_idx", "game_idx", "round", "source_line"]
+    side_a = g.select(*cols, pl.col("a_idx").alias("pid"), pl.col("a_rank").alias("prank"),
+                      pl.col("b_idx").alias("oid"),
                       pl.col("handicap"), pl.col("score_a").alias("score")).with_columns(
         rating=ra, opponent_rating=rb, expected=sea, k=ka, contribution=cta, rating_after=aa)
-    side_b = g.select(*cols, pl.col("player_b").alias("player_id"), pl.col("b_rank").alias("prank"),
-                      pl.col("player_a").alias("opponent_id"),
+    side_b = g.select(*cols, pl.col("b_idx").alias("pid"), pl.col("b_rank").alias("prank"),
+                      pl.col("a_idx").alias("oid"),
                       (-pl.col("handicap")).alias("handicap"), (1.0 - pl.col("score_a")).alias("score")).with_columns(
         rating=rb, opponent_rating=ra, expected=seb, k=kb, contribution=ctb, rating_after=ab)
     rows = pl.concat([side_a, side_b])
-    # By position, not a join: a competition's rule set is at its comp_idx.
-    rows = rows.with_columns(
-        pl.Series("rule_set", names, dtype=pl.Utf8).gather(rows["comp_idx"]),
+    ordered, _ = explain_and_summarise(rows, group="comp_idx", n_players=len(h.player_ids), firsts=[], sums=[])
+    # Ids, rule sets (by position: a competition's is at its comp_idx) and constants join the
+    # rows once sorted: the sort gathers integers only.
+    ordered = decode_rows(ordered, h.id_table, h.competitions["competition_id"], "comp_idx").with_columns(
+        pl.Series("rule_set", names, dtype=pl.Utf8).gather(ordered["comp_idx"]),
         pl.lit(federation).alias("federation"), pl.lit(None, pl.Utf8).alias("period"),
     )
-    ordered, _ = explain_and_summarise(rows, group="comp_idx", n_players=len(h.player_ids), firsts=[], sums=[])
     return conform(ordered, EXPLANATIONS_SCHEMA)
 
 

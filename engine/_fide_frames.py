@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 
 from engine import rulesets
+from engine._coding import decode, decode_rows, pick_code
 from engine._fide_inputs import _lists_of
 from engine._frames import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATINGS_SCHEMA, conform
 from engine._history import (
@@ -24,7 +25,7 @@ from engine.fide_tables import INACTIVE_AFTER_DAYS, k_column, rule_table
 
 
 def _changes(
-    g: pl.DataFrame, comps: pl.DataFrame, offsets: Any, rank: Any, rs_names: list[str], federation: str,
+    g: pl.DataFrame, comps: pl.DataFrame, offsets: Any, rank: Any, rs_names: list[str], federation: str, ids: pl.Series,
     ra: Any, rb: Any, pda: Any, pdb: Any, ka: Any, kb: Any, cnta: Any, cntb: Any, aft_a: Any, aft_b: Any,
 ) -> pl.DataFrame:
     """One row per player, tournament and period, summed in one compiled pass over the games.
@@ -43,9 +44,9 @@ def _changes(
     k = pick(s, ka, kb).astype(np.float64)
     periods = comps["period_date"].dt.strftime("%Y-%m")
     changes = pl.DataFrame({
-        "competition_id": g["competition_id"].gather(s.game),
+        "competition_id": decode(comps["competition_id"], s.group, "competition_id"),   # comps by k_idx
         "period": periods.gather(s.group),
-        "player_id": pick(s, g["player_a"], g["player_b"]),
+        "player_id": decode(ids, pick_code(s.side, s.game, g["a_idx"], g["b_idx"]), "player_id"),
         "rating_before": pl.Series(pick(s, ra, rb), dtype=pl.Float64).fill_nan(None),
         "games": s.games, "score": s.sums[0],
         "expected": pl.Series(np.where(rated, s.sums[1], np.nan)).fill_nan(None),
@@ -58,20 +59,20 @@ def _changes(
 
 
 def _explanations(
-    g: pl.DataFrame, comps: pl.DataFrame, rs_names: list[str], federation: str, n_players: int,
+    g: pl.DataFrame, comps: pl.DataFrame, rs_names: list[str], federation: str, ids: pl.Series,
     ra: Any, rb: Any, pda: Any, pdb: Any, ka: Any, kb: Any, cnta: Any, cntb: Any, aft_a: Any, aft_b: Any,
 ) -> pl.DataFrame:
     periods = comps["period_date"].dt.strftime("%Y-%m")  # by k_idx
     rule_sets = pl.Series("rule_set", rs_names, dtype=pl.Utf8)
-    base = g.select("competition_id", "k_idx", "game_idx", "round", "handicap", "source_line", "player_a", "player_b",
+    base = g.select("k_idx", "game_idx", "round", "handicap", "source_line", "a_idx", "b_idx",
                     "score_a", "a_rank", "b_rank")
 
     def side(player: str, opp: str, rank: str, score: pl.Expr, r: Any, ro: Any, pd: Any, k: Any, cnt: Any, aft: Any,
              hsign: int) -> pl.DataFrame:
         pdf = pl.Series(pd, dtype=pl.Float64)
         return base.select(
-            "competition_id", "k_idx", "game_idx", "round", "source_line",
-            pl.col(player).alias("player_id"), pl.col(rank).alias("prank"), pl.col(opp).alias("opponent_id"),
+            "k_idx", "game_idx", "round", "source_line",
+            pl.col(player).alias("pid"), pl.col(rank).alias("prank"), pl.col(opp).alias("oid"),
             (pl.col("handicap") * hsign).alias("handicap"), score.alias("score"),
         ).with_columns(
             rating=pl.Series(r, dtype=pl.Float64).fill_nan(None),
@@ -83,17 +84,17 @@ def _explanations(
         )
 
     rows = pl.concat([
-        side("player_a", "player_b", "a_rank", pl.col("score_a"), ra, rb, pda, ka, cnta, aft_a, 1),
-        side("player_b", "player_a", "b_rank", 1.0 - pl.col("score_a"), rb, ra, pdb, kb, cntb, aft_b, -1),
+        side("a_idx", "b_idx", "a_rank", pl.col("score_a"), ra, rb, pda, ka, cnta, aft_a, 1),
+        side("b_idx", "a_idx", "b_rank", 1.0 - pl.col("score_a"), rb, ra, pdb, kb, cntb, aft_b, -1),
     ]).filter(pl.col("cnt") > 0)
-    # By position, not a join: a competition's period and rule set are at its k_idx.
-    k_idx = rows["k_idx"]
-    rows = rows.with_columns(
-        periods.gather(k_idx).alias("period"), rule_sets.gather(k_idx),
-        pl.lit(federation).alias("federation"),
-        (pl.col("k") * (pl.col("score") - pl.col("expected"))).alias("contribution"),
+    rows = rows.with_columns((pl.col("k") * (pl.col("score") - pl.col("expected"))).alias("contribution"))
+    ordered, _ = explain_and_summarise(rows, group="k_idx", n_players=len(ids), firsts=[], sums=[])
+    # By position, not a join: a competition's id, period and rule set are at its k_idx. They and
+    # the player ids join the rows once sorted: the sort gathers integers only.
+    k_idx = ordered["k_idx"]
+    ordered = decode_rows(ordered, ids, comps["competition_id"], "k_idx").with_columns(
+        periods.gather(k_idx).alias("period"), rule_sets.gather(k_idx), pl.lit(federation).alias("federation"),
     )
-    ordered, _ = explain_and_summarise(rows, group="k_idx", n_players=n_players, firsts=[], sums=[])
     return conform(ordered, EXPLANATIONS_SCHEMA)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from engine._coding import code_players, players_in_order
 from engine.errors import InvalidHistoryError
 
 _COMPETITION_COLUMNS = ("competition_id", "start_date", "end_date")
@@ -28,7 +29,8 @@ class History:
     competitions: pl.DataFrame
     """Sorted competitions with ``comp_idx`` (0-based rating order)."""
     games: pl.DataFrame
-    """Counted games sorted by ``comp_idx`` with ``a_idx``/``b_idx`` into ``player_ids``."""
+    """Counted games sorted by ``comp_idx`` with ``a_idx``/``b_idx`` into ``player_ids`` (no id strings:
+    the output frames decode the codes through ``id_table`` and the competitions)."""
     player_ids: list[str]
     """Every player of the seed and of the games; index = position."""
     game_offsets: npt.NDArray[np.int64]
@@ -36,6 +38,8 @@ class History:
     player_rank: npt.NDArray[np.int64]
     """Position of each player's id in sorted order: sorting output rows on an integer is far
     cheaper than on the id strings, with the same order."""
+    id_table: pl.Series
+    """``player_ids`` as a series: the output frames decode ``a_idx`` / ``b_idx`` from it."""
 
 
 def _require(frame: pl.DataFrame, columns: tuple[str, ...], what: str) -> None:
@@ -122,29 +126,25 @@ def prepare(competitions: pl.DataFrame, games: pl.DataFrame, start: pl.DataFrame
             f"player {row['player_a']!r} is paired with themself "
             f"(competition {row['competition_id']}, line {row['source_line']})"
         )
-    g = g.with_row_index("game_idx")
+    seed_ids = start["player_id"].cast(pl.Utf8) if "player_id" in start.columns else pl.Series([], dtype=pl.Utf8)
+    table, a_code, b_code = code_players(seed_ids, g["player_a"], g["player_b"])
+    # The id strings end here: the sort and everything after move integer codes.
+    g = g.drop("competition_id", "player_a", "player_b").with_row_index("game_idx").with_columns(
+        pl.Series("a_code", a_code, dtype=pl.Int64), pl.Series("b_code", b_code, dtype=pl.Int64))
     order = g["comp_idx"].to_numpy()
     if order.size and not bool((order[1:] >= order[:-1]).all()):  # files usually come in date order
         g = g.sort("comp_idx", maintain_order=True)
-    seed_ids = start["player_id"].cast(pl.Utf8) if "player_id" in start.columns else pl.Series([], dtype=pl.Utf8)
-    ids = pl.concat([seed_ids, g["player_a"], g["player_b"]]).unique(maintain_order=True).drop_nulls()
+    ids, a_idx, b_idx, rank = players_in_order(table, seed_ids, g["a_code"].to_numpy(), g["b_code"].to_numpy())
     player_ids: list[str] = ids.to_list()
-    pidx = pl.Series(range(len(player_ids)), dtype=pl.Int64)
-    g = g.with_columns(   # no ids: no games, and an empty mapping would return the strings (polars 2.1)
-        (pl.col("player_a").replace_strict(ids, pidx, return_dtype=pl.Int64) if len(player_ids)
-         else pl.lit(None, pl.Int64)).alias("a_idx"),
-        (pl.col("player_b").replace_strict(ids, pidx, return_dtype=pl.Int64) if len(player_ids)
-         else pl.lit(None, pl.Int64)).alias("b_idx"),
+    g = g.drop("a_code", "b_code").with_columns(
+        pl.Series("a_idx", a_idx, dtype=pl.Int64), pl.Series("b_idx", b_idx, dtype=pl.Int64),
+        pl.Series("a_rank", rank[a_idx], dtype=pl.Int64), pl.Series("b_rank", rank[b_idx], dtype=pl.Int64),
     )
     counts = np.bincount(g["comp_idx"].to_numpy(), minlength=comps.height)
     offsets = np.zeros(comps.height + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    rank = ids.rank("ordinal").cast(pl.Int64).to_numpy() if len(player_ids) else np.zeros(0, dtype=np.int64)
-    g = g.with_columns(
-        pl.Series("a_rank", rank[g["a_idx"].to_numpy()] if g.height else [], dtype=pl.Int64),
-        pl.Series("b_rank", rank[g["b_idx"].to_numpy()] if g.height else [], dtype=pl.Int64),
-    )
-    return History(competitions=comps, games=g, player_ids=player_ids, game_offsets=offsets, player_rank=rank)
+    return History(competitions=comps, games=g, player_ids=player_ids, game_offsets=offsets, player_rank=rank,
+                   id_table=ids)
 
 
 def seed_column(start: pl.DataFrame, player_ids: list[str], column: str, dtype: pl.DataType) -> pl.Series:

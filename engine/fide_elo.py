@@ -139,9 +139,9 @@ def rate_lazily(
     )
     ra, rb, pda, pdb, ka, kb, cnta, cntb, aft_a, aft_b, final, games_out, rmax_out = out
     arrays = (ra, rb, pda, pdb, ka, kb, cnta, cntb, aft_a, aft_b)
-    changes = _changes(g, comps, comp_offsets, h.player_rank, rs_names, federation, *arrays)
+    changes = _changes(g, comps, comp_offsets, h.player_rank, rs_names, federation, h.id_table, *arrays)
     ratings = _ratings_frame(h, g, comps, start, players, federation, final, games_out, rmax_out, config, periods)
-    return changes, Lazy(lambda: _explanations(g, comps, rs_names, federation, len(ids), *arrays)), ratings
+    return changes, Lazy(lambda: _explanations(g, comps, rs_names, federation, h.id_table, *arrays)), ratings
 
 
 def list_epoch(as_of: date, config: Mapping[str, Any] | None = None) -> object:
