@@ -26,6 +26,7 @@ from website._editions import (
 from website._manifest import _digest
 from website._reading import _Federation
 from website._rows import _Grouped
+from website._search import write_search
 from website._writer import _CHUNK, SiteResult, _Clock, _each, _run_jobs, _Writer
 from website.fragments import GAME_COLUMNS, change_rows
 
@@ -140,6 +141,8 @@ def _render_federation(
     result.removed += writer.prune(root / "editions")
     result.removed += writer.prune(root, "list-*.html")
 
+    write_search(writer, base, pages.current_rows, pages.player_names, pages.stable)
+    result.removed += writer.prune(root / "search", "*.js")
     _write_overview(fed, writer, common, latest, editions, pages.current_rows)
     result.editions[fed.federation] = len(editions)
     clock.lap("overview")

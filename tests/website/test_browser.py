@@ -220,3 +220,35 @@ def test_no_page_overflows_and_no_table_is_cut_off(browser: Any, small_site: Pat
             wrong[str(path.relative_to(small_site))] = fits
     context.close()
     assert wrong == {}
+
+
+def _found(page: Any) -> list[list[str]]:
+    return cast(list[list[str]], page.eval_on_selector_all(
+        "#player-search ul.search-results a", "links => links.map(a => [a.textContent, a.getAttribute('href')])"))
+
+
+def test_the_player_search_finds_a_player_from_file_urls(watched: Watched, small_site: Path) -> None:
+    """The search box of the list loads its index shards as scripts (file:// refuses fetch()) and
+    shows the players found as text; a hostile name stays text, and the link leads to the card."""
+    page = watched.page
+    page.goto((small_site / FED / "index.html").as_uri())
+    box = "#player-search input[type=search]"
+    assert page.locator("#player-search").is_visible()
+    page.fill(box, "a")
+    page.wait_for_function("() => document.querySelector('#player-search output').value.startsWith('Type')")
+    page.fill(box, "ÀNNA")
+    page.wait_for_function("() => document.querySelectorAll('#player-search ul.search-results a').length > 0")
+    assert _found(page) == [["Anna Serra", f"players/{page_name('1')}"]]
+    assert page.locator("#player-search output").inner_text() == "1 player for “ÀNNA”"
+    page.fill(box, "<script>al")
+    page.wait_for_function("() => document.querySelector('#player-search ul.search-results a bdi')?.textContent"
+                           f" === {SCRIPT_NAME!r}")
+    assert page.evaluate("() => document.querySelectorAll('main script, main b, main img').length") == 0
+    page.fill(box, "../../../esc")
+    page.wait_for_function("() => document.querySelector('#player-search ul.search-results a bdi')?.textContent"
+                           " === 'Path Trick'")
+    page.click("#player-search ul.search-results a")
+    assert page.url.endswith(f"/players/{page_name(PATH_ID)}")
+    watched.check()
+    assert all(u.startswith("file://") for u in watched.requests)
+    assert any(u.endswith("/search/i-es.js") for u in watched.requests)
