@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -36,6 +37,8 @@ SHARD_CHARS = 2
 #: one shard for every name of another script).
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
+_NOT_ASCII_ALNUM = re.compile("[^A-Za-z0-9]")
+
 
 def search_form(text: str) -> str:
     """What a name or an id is searched by: accents folded, lower case, letters and digits only
@@ -46,6 +49,9 @@ def search_form(text: str) -> str:
     >>> search_form("Àngela Müller-Ñúñez"), search_form("O'Brien"), search_form("../x 7")
     ('angelamullernunez', 'obrien', 'x7')
     """
+    if text.isascii():
+        # Most names and ids: the ASCII letters and digits are exactly its categories L and N.
+        return _NOT_ASCII_ALNUM.sub("", text).lower()
     folded = unicodedata.normalize("NFKD", text)
     return "".join(c for c in folded if unicodedata.category(c)[0] in "LN").lower()
 
@@ -59,8 +65,17 @@ def shard_key(text: str) -> str:
     >>> shard_key("Àngela"), shard_key("Ж"), shard_key("?")
     ('an', '__', '__')
     """
-    head = list(search_form(text)[:SHARD_CHARS].ljust(SHARD_CHARS, "_"))
-    return "".join(c if c in _KEY_CHARS else "_" for c in head)
+    return _key(search_form(text))
+
+
+def _key(form: str) -> str:
+    return _head_key(form[:SHARD_CHARS])
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _head_key(head: str) -> str:
+    # Cached: 400,000 names share a few hundred heads.
+    return "".join(c if c in _KEY_CHARS else "_" for c in head.ljust(SHARD_CHARS, "_"))
 
 
 def search_entries(rows: Iterable[Mapping[str, Any]], names: Mapping[str, str | None]) -> dict[str, list[list[Any]]]:
@@ -81,8 +96,9 @@ def search_entries(rows: Iterable[Mapping[str, Any]], names: Mapping[str, str | 
         name = visible(names.get(pid) or pid)
         rating = row["rating"]
         entry = [name, visible(pid), f"players/{page_name(pid)}", None if rating is None else f"{rating:.0f}"]
-        shards[f"n-{shard_key(name)}"].append((search_form(name), pid, entry))
-        shards[f"i-{shard_key(pid)}"].append((search_form(pid), pid, entry))
+        by_name, by_id = search_form(name), search_form(pid)
+        shards[f"n-{_key(by_name)}"].append((by_name, pid, entry))
+        shards[f"i-{_key(by_id)}"].append((by_id, pid, entry))
     return {shard: [entry for _, _, entry in sorted(found, key=lambda f: (f[0], f[1]))]
             for shard, found in shards.items()}
 
