@@ -13,6 +13,7 @@ import pytest
 import warehouse
 import website
 import website._paging as paging
+import website.build
 from tests.website.conftest import FED, SmallSeason
 from tests.website.pages import list_rows
 from website.fragments import Names, list_rows_by_edition
@@ -35,9 +36,15 @@ def _paged_site(small_season: SmallSeason, out: Path, monkeypatch: pytest.Monkey
     return website.build_site(warehouse.get_engine(small_season.url), out, generated=date(2026, 1, 1))
 
 
+@pytest.mark.parametrize("full_lines", [8, website.build.FULL_LINES], ids=["large-archive", "full-lists"])
 def test_a_long_list_is_split_into_pages_with_every_row_once(
-    small_site: Path, small_season: SmallSeason, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    small_season: SmallSeason, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, full_lines: int,
 ) -> None:
+    """Full editions (rows formatted by polars) and, in a large archive, editions shown by their
+    changes (rows formatted in Python) alike."""
+    monkeypatch.setattr(website.build, "FULL_LINES", full_lines)
+    small_site = tmp_path / "one-page"
+    website.build_site(warehouse.get_engine(small_season.url), small_site, generated=date(2026, 1, 1))
     site = tmp_path / "site"
     _paged_site(small_season, site, monkeypatch)
     firsts = [Path(FED) / "index.html", *(Path(FED) / "editions" / f"{n}.html" for n in (1, 2, 3))]
