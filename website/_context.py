@@ -16,6 +16,7 @@ import polars as pl
 from warehouse import site as queries
 from website._corrections import _corrections_by_edition
 from website._manifest import _code_key, _digest, _fed_dir
+from website._paging import Page, page_count, page_path
 from website._reading import _edition_summaries, _Federation
 from website._rows import _Dicts, _group_digests, _Grouped
 from website._templates import _template
@@ -110,6 +111,9 @@ class _Pages:
         self.full_keys = _group_digests(self.linked(fed.entries), "ed", [*_LIST_COLUMNS, "_link"])
         self.changed_keys = (_group_digests(self.linked(own), "ed", [*_LIST_COLUMNS, "_link"])
                              if self.by_change else {})
+        # The rows of each edition's page, which say how many pages it takes.
+        self.full_counts = dict(fed.entries.group_by("ed").len().iter_rows())
+        self.changed_counts = dict(own.group_by("ed").len().iter_rows()) if self.by_change else {}
         edition_keys = pl.DataFrame({"ed": [e["index"] for e in editions],
                                      "_ed": [_digest(shown(e)) for e in editions]},
                                     schema={"ed": pl.Int64(), "_ed": pl.Utf8()})
@@ -157,6 +161,15 @@ class _Pages:
         rows = self.full_keys.get(e["index"]) if in_full else self.changed_keys.get(e["index"])
         return _digest(self.stable, "list" if as_list else "edition", shown(e), in_full, e is self.latest,
                        self.extra_columns, previous, rows, None if as_list else self.diffs[e["index"]])
+
+    def edition_pages(self, e: Mapping[str, Any], as_list: bool) -> list[Page]:
+        """The pages of an edition's list (:mod:`website._paging`), each keyed by the edition's key,
+        its number and how many there are: a list that fits one page keeps the edition's key."""
+        in_full, _ = self.edition_shape(e, as_list)
+        count = page_count((self.full_counts if in_full else self.changed_counts).get(e["index"], 0))
+        key, first = self.edition_key(e, as_list), self.edition_path(e, as_list)
+        return [Page(n, count, page_path(first, n), key if count == 1 else _digest(key, n, count))
+                for n in range(1, count + 1)]
 
     def competition_key(self, comp: Mapping[str, Any]) -> str:
         cid = comp["competition_id"]

@@ -3,9 +3,10 @@ archive of every edition and the overview (distribution and activity)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -14,6 +15,7 @@ from markupsafe import Markup
 from formats.list_exports import FORMAT_LABELS, SITE_DOWNLOADS, ListHeader, export_file_name
 from website._context import _LIST_COLUMNS, _Pages, shown
 from website._corrections import correction_reason, correction_rows
+from website._paging import Page, pager, split_rows, with_pages
 from website._reading import LEFT, _Federation
 from website._templates import _json_block, _template
 from website._writer import _Writer
@@ -113,49 +115,68 @@ def downloads(pages: _Pages, e: Mapping[str, Any]) -> list[dict[str, str]]:
             for f in SITE_DOWNLOADS.get(str(fed.info.get("system")), ())]
 
 
-def render_in_full(pages: _Pages, wanted: Sequence[tuple[dict[str, Any], bool, str]]) -> set[tuple[int, bool]]:
+def render_in_full(pages: _Pages, wanted: Sequence[tuple[dict[str, Any], bool, Sequence[Page]]],
+                   ) -> set[tuple[int, bool]]:
     """Render, here and now, the pages of the full editions among ``wanted`` (edition, as the list,
-    key), their rows formatted by polars for all of them at once (:func:`list_rows_by_edition`)
-    and made into text one page at a time. Returns the (edition, as the list) rendered; the
-    others are left to :func:`list_rows` (jobs)."""
+    its pages to render), their rows formatted by polars for all of them at once
+    (:func:`list_rows_by_edition`, a page at a time: :func:`website._paging.with_pages`) and made
+    into text one page at a time. Returns the (edition, as the list) rendered; the others are left
+    to :func:`list_rows` (jobs)."""
     done: set[tuple[int, bool]] = set()
     for as_list, names in ((False, pages.names_deep), (True, pages.names_top)):
-        mine = [(e, key) for e, flag, key in wanted if flag == as_list and pages.edition_shape(e, as_list)[0]]
+        mine = [(e, todo) for e, flag, todo in wanted if flag == as_list and pages.edition_shape(e, as_list)[0]]
         if not mine:
             continue
         frame = pages.fed.entries.filter(pl.col("ed").is_in([e["index"] for e, _ in mine]))
-        formatted = list_rows_by_edition(frame.select("ed", *_LIST_COLUMNS), names)
+        paged, which = with_pages(frame.select("ed", *_LIST_COLUMNS))
+        formatted = list_rows_by_edition(paged, names)
         if formatted is None:
             continue
+        keys = {pair: key for key, pair in which.items()}
         values = {ed: _facets(categories, statuses) for ed, categories, statuses in
                   frame.group_by("ed").agg(pl.col("category").unique(), pl.col("status").unique()).iter_rows()}
-        for e, key in mine:
-            render_edition(pages, e, key, as_list=as_list, formatted=(formatted[e["index"]], values[e["index"]]))
-            done.add((e["index"], as_list))
+        for e, todo in mine:
+            ed = e["index"]
+            render_edition(pages, e, todo, as_list=as_list, formatted=(
+                functools.partial(_page_rows, formatted, keys, ed), values[ed]))
+            done.add((ed, as_list))
     return done
 
 
-def render_edition(pages: _Pages, e: dict[str, Any], key: str, *, as_list: bool = False,
-                   formatted: tuple[Markup, dict[str, list[str]]] | None = None) -> None:
-    """Write an edition's page, or the federation's list (``as_list``), unless its ``key`` stands.
-    ``formatted``: its rows and filters, as :func:`render_in_full` made them (None: made here)."""
+def _page_rows(formatted: Mapping[int, Markup], keys: Mapping[tuple[Any, int], int], ed: Any, number: int) -> Markup:
+    """The rows of page ``number`` of edition ``ed``, as :func:`render_in_full` formatted them."""
+    key = keys.get((ed, number))
+    return Markup("") if key is None else formatted[key]
+
+
+def render_edition(pages: _Pages, e: dict[str, Any], todo: Sequence[Page], *, as_list: bool = False,
+                   formatted: tuple[Callable[[int], Markup], dict[str, list[str]]] | None = None) -> None:
+    """Write the pages ``todo`` of an edition's list, or of the federation's list (``as_list``).
+    ``formatted``: the rows of each page (by its number) and the filters, as :func:`render_in_full`
+    made them (None: made here)."""
     in_full, previous = pages.edition_shape(e, as_list)
     if formatted is None:
         rows = (pages.slices if in_full or pages.changed_on is None else pages.changed_on).get(e["index"], [])
         names = pages.names_top if as_list else pages.names_deep
-        formatted = (list_rows(rows, names, ranked=in_full or as_list),
+        split = split_rows(rows)
+        formatted = (lambda number: list_rows(split[number - 1], names, ranked=in_full or as_list),
                      _facets((r["category"] for r in rows), (r["status"] for r in rows)))
-    html, filters = formatted
+    page_rows, filters = formatted
     ctx = {**pages.common, "edition": shown(e), **filters, "extra_columns": pages.extra_columns,
-           "is_current": e is pages.latest, "changes_only": not in_full, "previous": previous, "rows": html,
+           "is_current": e is pages.latest, "changes_only": not in_full, "previous": previous,
            "downloads": downloads(pages, e)}
-    edition_page = pages.edition_page
     if as_list:
-        pages.writer.write_keyed(pages.edition_path(e, as_list), key,
-                                 lambda: edition_page.render(root="../", **ctx, corrections=None, is_list=True))
+        ctx.update(root="../", corrections=None, is_list=True)
     else:
         corrections = pages.diffs[e["index"]]
-        pages.writer.write_keyed(pages.edition_path(e, as_list), key,
-                                 lambda: edition_page.render(root="../../", **ctx,
-                                                             corrections=correction_rows(corrections),
-                                                             correction_reason=correction_reason(corrections)))
+        ctx.update(root="../../", corrections=correction_rows(corrections),
+                   correction_reason=correction_reason(corrections))
+    first = pages.edition_path(e, as_list).rpartition("/")[2]
+    for page in todo:
+        pages.writer.write_keyed(page.path, page.key, functools.partial(
+            _render_page, pages.edition_page, ctx, page_rows, page, first))
+
+
+def _render_page(template: Any, ctx: Mapping[str, Any], page_rows: Callable[[int], Markup], page: Page,
+                 first: str) -> str:
+    return str(template.render(**ctx, rows=page_rows(page.number), pager=pager(page.number, page.count, first)))

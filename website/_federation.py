@@ -26,6 +26,7 @@ from website._editions import (
 from website._manifest import _digest
 from website._reading import _Federation
 from website._rows import _Grouped
+from website._search import write_search
 from website._writer import _CHUNK, SiteResult, _Clock, _each, _run_jobs, _Writer
 from website.fragments import GAME_COLUMNS, change_rows
 
@@ -68,12 +69,15 @@ def _plan(pages: _Pages, engine: Engine, previous: Mapping[str, Any] | None, clo
     federation's state for the next generation."""
     fed, writer = pages.fed, pages.writer
     latest = pages.latest
-    wanted = [(e, as_list, key)
-              for e, as_list in [*((e, False) for e in pages.editions), *([(latest, True)] if latest is not None else [])]
-              if not writer.stands(pages.edition_path(e, as_list), key := pages.edition_key(e, as_list))]
+    wanted = []
+    for e, as_list in [*((e, False) for e in pages.editions), *([(latest, True)] if latest is not None else [])]:
+        # Every page is asked (stands() keeps those that stand), the rest rendered.
+        todo = [page for page in pages.edition_pages(e, as_list) if not writer.stands(page.path, page.key)]
+        if todo:
+            wanted.append((e, as_list, todo))
     rendered = render_in_full(pages, wanted)
-    jobs: list[Callable[[], None]] = [functools.partial(render_edition, pages, e, key, as_list=as_list)
-                                      for e, as_list, key in wanted if (e["index"], as_list) not in rendered]
+    jobs: list[Callable[[], None]] = [functools.partial(render_edition, pages, e, todo, as_list=as_list)
+                                      for e, as_list, todo in wanted if (e["index"], as_list) not in rendered]
     outcomes = [(c, key) for c in fed.competitions
                 if not writer.stands(pages.competition_path(c), key := pages.competition_key(c))]
     to_render, state = _plan_cards(fed, engine, previous, writer, _digest(sorted(pages.player_names.items())),
@@ -135,7 +139,10 @@ def _render_federation(
     result.removed += writer.prune(root / "players")
     result.removed += writer.prune(root / "competitions")
     result.removed += writer.prune(root / "editions")
+    result.removed += writer.prune(root, "list-*.html")
 
+    write_search(writer, base, pages.current_rows, pages.player_names, pages.stable)
+    result.removed += writer.prune(root / "search", "*.js")
     _write_overview(fed, writer, common, latest, editions, pages.current_rows)
     result.editions[fed.federation] = len(editions)
     clock.lap("overview")

@@ -70,8 +70,9 @@ def fmt_num(value: float | None, digits: int = 2) -> str:
     return "" if value is None else f"{value:.{digits}f}"
 
 
-def _json_block(payload: Mapping[str, Any]) -> Markup:
-    """Data for site.js, safe inside ``<script type="application/json">``.
+def _json_block(payload: Mapping[str, Any] | list[Any]) -> Markup:
+    """Data for site.js, safe inside ``<script type="application/json">`` and as a literal in a
+    script of the site's (``ranks.js``, the search index).
 
     ``<``, ``>`` and ``&`` are written as ``\\u003c``…, so no name can close the
     script element (the same rule as Jinja2's ``tojson``); everything outside ASCII,

@@ -123,14 +123,14 @@ class _Writer:
             raise disk_full(error, path.parent) from None
         self.written += 1
 
-    def prune(self, folder: Path) -> int:
-        """Remove the ``*.html`` pages of ``folder`` not written in this run that an earlier run
-        wrote (the manifest's :attr:`owned`): a file the site did not write is never removed."""
+    def prune(self, folder: Path, pattern: str = "*.html") -> int:
+        """Remove the files of ``folder`` matching ``pattern`` not written in this run that an earlier
+        run wrote (the manifest's :attr:`owned`): a file the site did not write is never removed."""
         removed = 0
         folder = inside(self.root, folder).resolve()
         if folder.is_dir():
             prefix = folder.relative_to(self.root).as_posix()
-            for page in folder.glob("*.html"):
+            for page in folder.glob(pattern):
                 relative = f"{prefix}/{page.name}"
                 if relative not in self.seen and relative in self.owned and not page.is_symlink():
                     page.unlink()

@@ -5,10 +5,13 @@ and from any static host)::
 
     index.html                          federations, latest editions, last night
     static/                             site.css, site.js, Chart.js (vendored) + licence
-    <fed>/index.html                    the current edition (the list)
+    <fed>/index.html                    the current edition (the list), its first page
+    <fed>/list-<n>.html                 page n of the list (website._paging.PAGE_SIZE rows a page)
+    <fed>/search/*.js                   the player search's index, loaded by site.js (website._search)
     <fed>/overview.html                 rating distribution, activity over time
     <fed>/editions/index.html           every edition, what changed from the previous one
-    <fed>/editions/<N>.html             one edition, in full, with its changes
+    <fed>/editions/<N>.html             one edition, in full, with its changes (its first page)
+    <fed>/editions/<N>-<n>.html         page n of edition N
     <fed>/players/<id>.html             a player's card
     <fed>/competitions/<id>.html        a competition: the organiser's report and its changes
 

@@ -220,3 +220,64 @@ def test_no_page_overflows_and_no_table_is_cut_off(browser: Any, small_site: Pat
             wrong[str(path.relative_to(small_site))] = fits
     context.close()
     assert wrong == {}
+
+
+def _found(page: Any) -> list[list[str]]:
+    return cast(list[list[str]], page.eval_on_selector_all(
+        "#player-search ul.search-results a", "links => links.map(a => [a.textContent, a.getAttribute('href')])"))
+
+
+def test_the_player_search_finds_a_player_from_file_urls(watched: Watched, small_site: Path) -> None:
+    """The search box of the list loads its index shards as scripts (file:// refuses fetch()) and
+    shows the players found as text; a hostile name stays text, and the link leads to the card."""
+    page = watched.page
+    page.goto((small_site / FED / "index.html").as_uri())
+    box = "#player-search input[type=search]"
+    assert page.locator("#player-search").is_visible()
+    page.fill(box, "a")
+    page.wait_for_function("() => document.querySelector('#player-search output').value.startsWith('Type')")
+    page.fill(box, "ÀNNA")
+    page.wait_for_function("() => document.querySelectorAll('#player-search ul.search-results a').length > 0")
+    assert _found(page) == [["Anna Serra", f"players/{page_name('1')}"]]
+    assert page.locator("#player-search output").inner_text() == "1 player for “ÀNNA”"
+    page.fill(box, "<script>al")
+    page.wait_for_function("() => document.querySelector('#player-search ul.search-results a bdi')?.textContent"
+                           f" === {SCRIPT_NAME!r}")
+    assert page.evaluate("() => document.querySelectorAll('main script, main b, main img').length") == 0
+    page.fill(box, "../../../esc")
+    page.wait_for_function("() => document.querySelector('#player-search ul.search-results a bdi')?.textContent"
+                           " === 'Path Trick'")
+    page.click("#player-search ul.search-results a")
+    assert page.url.endswith(f"/players/{page_name(PATH_ID)}")
+    watched.check()
+    assert all(u.startswith("file://") for u in watched.requests)
+    assert any(u.endswith("/search/i-es.js") for u in watched.requests)
+
+
+def test_the_pages_of_a_long_list_are_walked_by_the_pager(watched: Watched, small_season: SmallSeason,
+                                                          tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A list of more than a page: the pager leads from page to page, the filter works on the page
+    shown (and says so), and the search still finds a player of another page."""
+    import website
+    import website._paging
+
+    monkeypatch.setattr(website._paging, "PAGE_SIZE", 3)
+    out = tmp_path / "site"
+    website.build_site(warehouse.get_engine(small_season.url), out)
+    page = watched.page
+    page.goto((out / FED / "index.html").as_uri())
+    first = _visible_ids(page)
+    assert len(first) == 3
+    assert page.locator("nav[aria-label=Pages]").first.locator("[aria-current=page]").inner_text() == "1"
+    assert "this page only" in page.locator("#list-filter").inner_text()
+    page.locator("nav[aria-label=Pages]").first.get_by_text("Next").click()
+    assert page.url.endswith(f"/{FED}/list-2.html")
+    second = _visible_ids(page)
+    assert len(second) == 3 and not set(first) & set(second)
+    assert page.locator("#list-filter output").inner_text() == "3 of 3 players"
+    page.fill("#player-search input[type=search]", "anna")
+    page.wait_for_function("() => document.querySelectorAll('#player-search ul.search-results a').length > 0")
+    assert _found(page) == [["Anna Serra", f"players/{page_name('1')}"]]
+    page.locator("nav[aria-label=Pages]").last.get_by_text("Previous").click()
+    assert page.url.endswith(f"/{FED}/index.html")
+    watched.check()

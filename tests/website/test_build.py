@@ -33,6 +33,11 @@ def _pages(site: Path) -> list[Path]:
     return sorted(site.rglob("*.html"))
 
 
+def _files(site: Path) -> list[Path]:
+    """The pages and the player search's index (``<fed>/search/*.js``): what a generation writes."""
+    return sorted([*_pages(site), *site.glob("*/search/*.js")])
+
+
 def _as_if_written(site: Path, relative: str) -> None:
     """Record ``relative`` in the site's manifest as a page an earlier run wrote (the site
     removes only those)."""
@@ -66,7 +71,7 @@ def test_every_local_link_resolves(small_site: Path) -> None:
 
 
 def test_nothing_loads_from_the_network(small_site: Path) -> None:
-    for page in [*_pages(small_site), *(small_site / "static").glob("site.*")]:
+    for page in [*_files(small_site), *(small_site / "static").glob("site.*")]:
         text = page.read_text(encoding="utf-8")
         assert "http://" not in text and "https://" not in text and "//cdn" not in text, page
 
@@ -126,7 +131,7 @@ def test_contributions_add_up_to_the_change(small_site: Path, small_season: Smal
 
 
 def test_hostile_text_is_escaped_everywhere(small_site: Path) -> None:
-    for page in _pages(small_site):
+    for page in _files(small_site):
         text = page.read_text(encoding="utf-8")
         assert "<script>alert" not in text and "<img src=x" not in text and "<b>sons" not in text, page
         assert not any(ch in text for ch in "\x00\x07\x1b\x7f"), page
@@ -159,11 +164,11 @@ def test_a_second_run_writes_nothing_and_removes_stale_pages(small_site: Path, s
     stale = site / FED / "players" / "gone.html"
     stale.write_text("a player no longer in the warehouse", encoding="utf-8")
     _as_if_written(site, f"{FED}/players/gone.html")
-    before = {p: p.stat().st_mtime_ns for p in _pages(site) if p != stale}
+    before = {p: p.stat().st_mtime_ns for p in _files(site) if p != stale}
     result = website.build_site(warehouse.get_engine(small_season.url), site, generated=date(2026, 1, 1))
     assert result.written == 0 and result.removed == 1 and not stale.exists()
     assert result.pages == len(before)
-    assert {p: p.stat().st_mtime_ns for p in _pages(site)} == before
+    assert {p: p.stat().st_mtime_ns for p in _files(site)} == before
 
 
 def test_correction_diffs_show_on_their_edition(small_season: SmallSeason, tmp_path: Path) -> None:
@@ -199,8 +204,8 @@ def test_correction_diffs_show_on_their_edition(small_season: SmallSeason, tmp_p
 def test_postgresql_gives_the_same_site(small_site: Path, postgres_url: str, tmp_path: Path) -> None:
     build_small_season(postgres_url)
     website.build_site(warehouse.get_engine(postgres_url), tmp_path / "pg", generated=date(2026, 1, 1))
-    ours = {p.relative_to(small_site): p.read_bytes() for p in _pages(small_site)}
-    theirs = {p.relative_to(tmp_path / "pg"): p.read_bytes() for p in _pages(tmp_path / "pg")}
+    ours = {p.relative_to(small_site): p.read_bytes() for p in _files(small_site)}
+    theirs = {p.relative_to(tmp_path / "pg"): p.read_bytes() for p in _files(tmp_path / "pg")}
     assert ours.keys() == theirs.keys()
     # The root index shows when each warehouse was loaded (to the minute): a clock, not data.
     differing = [str(k) for k in ours if ours[k] != theirs[k] and str(k) != "index.html"]
@@ -237,9 +242,9 @@ def test_cards_rendered_in_forked_workers_are_the_same_pages(
     monkeypatch.setattr(website.build, "PARALLEL_FROM", 0)
     site = tmp_path / "site"
     result = website.build_site(warehouse.get_engine(small_season.url), site, generated=date(2026, 1, 1), workers=3)
-    assert result.pages == len(_pages(small_site)) and result.written == result.pages
-    ours = {p.relative_to(small_site): p.read_bytes() for p in _pages(small_site)}
-    assert {p.relative_to(site): p.read_bytes() for p in _pages(site)} == ours
+    assert result.pages == len(_files(small_site)) and result.written == result.pages
+    ours = {p.relative_to(small_site): p.read_bytes() for p in _files(small_site)}
+    assert {p.relative_to(site): p.read_bytes() for p in _files(site)} == ours
     (site / FED / "players" / "gone.html").write_text("stale")
     _as_if_written(site, f"{FED}/players/gone.html")
     again = website.build_site(warehouse.get_engine(small_season.url), site, generated=date(2026, 1, 1), workers=3)
@@ -282,13 +287,13 @@ def test_a_new_edition_rewrites_only_the_pages_it_changes(small_season: SmallSea
         conn.execute("DELETE FROM rating_lists WHERE id = ?", (last["list_id"],))
     site = tmp_path / "site"
     website.build_site(warehouse.get_engine(f"sqlite:///{before_db}"), site, generated=date(2026, 1, 1))
-    before = {p.relative_to(site): p.read_bytes() for p in _pages(site)}
+    before = {p.relative_to(site): p.read_bytes() for p in _files(site)}
     result = website.build_site(full, site, generated=date(2026, 1, 1))
-    after = {p.relative_to(site): p.read_bytes() for p in _pages(site)}
+    after = {p.relative_to(site): p.read_bytes() for p in _files(site)}
     written = {p for p in after if before.get(p) != after[p]}
     assert result.written == len(written)
     fed = Path(FED)
-    assert {p for p in written if p.parent.name != "players"} == {
+    assert {p for p in written if p.parent.name not in ("players", "search")} == {
         Path("index.html"), fed / "index.html", fed / "overview.html", fed / "editions" / "index.html",
         fed / "editions" / f"{last['edition']}.html", fed / "editions" / f"{previous['edition']}.html"}
     assert {fed / "players" / page_name(pid) for pid in on_last} <= written

@@ -1,5 +1,6 @@
-/* Federation Ratings publication site: list filtering and the charts (drawn by Chart.js).
-   The pages read without this script: the tables are plain HTML. Nothing is fetched. */
+/* Federation Ratings publication site: list filtering, the player search and the charts (drawn by
+   Chart.js). The pages read without this script: the tables are plain HTML. Nothing is fetched:
+   the search index is loaded as scripts of the site's own folder. */
 (function () {
   "use strict";
 
@@ -42,6 +43,107 @@
     if (initial) { query.value = initial; }
     form.hidden = false;
     apply();
+  }
+
+  // The player search of a federation's list (website/_search.py): the index is a folder of
+  // scripts, loaded by a <script> element (file:// refuses fetch()), only the shards a query needs.
+  // A name's search form and its shard are computed as _search.py computes them.
+  var SHARD_CHARS = 2;
+  var MAX_SHOWN = 50;
+
+  function searchForm(text) {
+    return text.normalize("NFKD").replace(/[^\p{L}\p{N}]/gu, "").toLowerCase();
+  }
+
+  function shardKey(form) {
+    var head = Array.from(form).slice(0, SHARD_CHARS);
+    while (head.length < SHARD_CHARS) { head.push("_"); }
+    return head.map(function (c) { return /^[a-z0-9]$/.test(c) ? c : "_"; }).join("");
+  }
+
+  function setupSearch(form) {
+    var base = form.getAttribute("data-index");
+    var input = form.querySelector("input[type=search]");
+    var output = form.querySelector("output");
+    var list = form.querySelector("ul.search-results");
+    var requested = {};
+    var waiting = [];
+
+    function load(name, done) {
+      if (requested[name] === true) { done(); return; }
+      if (requested[name]) { requested[name].push(done); return; }
+      requested[name] = [done];
+      var script = document.createElement("script");
+      script.src = base + name + ".js";
+      script.onload = script.onerror = function () {
+        var callbacks = requested[name];
+        requested[name] = true;
+        callbacks.forEach(function (callback) { callback(); });
+      };
+      document.head.appendChild(script);
+    }
+
+    function show(found, query) {
+      list.replaceChildren();
+      found.slice(0, MAX_SHOWN).forEach(function (entry) {
+        var item = document.createElement("li");
+        var link = document.createElement("a");
+        var name = document.createElement("bdi");
+        link.href = entry[2];
+        name.textContent = entry[0];
+        link.appendChild(name);
+        var id = document.createElement("span");
+        id.className = "id";
+        id.textContent = entry[1];
+        var rating = document.createElement("span");
+        rating.className = "num rating";
+        rating.textContent = entry[3] === null ? "" : entry[3];
+        item.append(link, " ", id, " ", rating);
+        list.appendChild(item);
+      });
+      output.value = found.length > MAX_SHOWN ? "The first " + MAX_SHOWN + " of " + found.length + " players"
+        : found.length + " player" + (found.length === 1 ? "" : "s") + " for “" + query + "”";
+    }
+
+    function search() {
+      var query = input.value.trim();
+      var needle = searchForm(query);
+      if (Array.from(needle).length < SHARD_CHARS) {
+        list.replaceChildren();
+        output.value = query ? "Type " + SHARD_CHARS + " letters or digits or more" : "";
+        return;
+      }
+      var key = shardKey(needle);
+      var shards = (window.ratingsSearchShards || []).filter(function (s) {
+        return s === "n-" + key || s === "i-" + key;
+      });
+      var left = shards.length;
+      var asked = input.value;
+      function ready() {
+        left -= 1;
+        if (left > 0 || input.value !== asked) { return; }
+        var seen = {};
+        var found = [];
+        shards.forEach(function (shard) {
+          ((window.ratingsSearch || {})[shard] || []).forEach(function (entry) {
+            if (seen[entry[1]]) { return; }
+            var hit = shard.charAt(0) === "n" ? searchForm(entry[0]) : searchForm(entry[1]);
+            if (hit.indexOf(needle) === 0) { seen[entry[1]] = true; found.push(entry); }
+          });
+        });
+        show(found, query);
+      }
+      if (!left) { left = 1; ready(); return; }
+      shards.forEach(function (shard) { load(shard, ready); });
+    }
+
+    input.addEventListener("input", function () {
+      if (requested.index === true) { search(); return; }
+      waiting.push(search);
+      load("index", function () { waiting.splice(0).forEach(function (run) { run(); }); });
+    });
+    form.addEventListener("submit", function (event) { event.preventDefault(); });
+    form.hidden = false;
   }
 
   var INK = "#1f5fae";
@@ -135,6 +237,7 @@
 
   function start() {
     Array.prototype.forEach.call(document.querySelectorAll("form.filter"), setupFilter);
+    Array.prototype.forEach.call(document.querySelectorAll("form.search[data-index]"), setupSearch);
     Array.prototype.forEach.call(document.querySelectorAll("script.chart-data"), setupChart);
     Array.prototype.forEach.call(document.querySelectorAll("span.current-rank[data-player]"), setupRank);
   }
