@@ -9,8 +9,9 @@ go on from, with two facts the ratings alone do not carry:
   player's first period rated here, ``fide_kernel._k_of``): the checkpoint keeps the
   seed's K only for players the history has not rated yet;
 - the games an unrated player has pooled towards an initial rating: they are replayed
-  against stand-ins rated as the opponents were then (:func:`engine.lists.pooled_games`),
-  from the window the rule sets look back over (26 months), and their rows dropped.
+  against stand-ins rated as the opponents were then (:func:`continue_from`, from his
+  explanation rows), from the window the rule sets look back over (26 months), and their
+  rows dropped.
 
 The continuation equals the run from the seed row for row when every tournament rated
 after the checkpoint starts on or after the list in force at it (:func:`can_continue`):
@@ -27,20 +28,9 @@ import polars as pl
 
 from engine import rulesets
 from engine._fide_frames import _status
-from engine.fide_periods import months_before, next_list
+from engine.fide_periods import months_before
 
-__all__ = ["Continuation", "can_continue", "checkpoint_state", "continue_from", "period_start", "window_start"]
-
-
-def period_start(day: date) -> date:
-    """The list (period) a tournament ending on ``day`` is rated in.
-
-    Examples
-    --------
-    >>> period_start(date(2025, 10, 31))
-    datetime.date(2025, 11, 1)
-    """
-    return next_list(day)
+__all__ = ["Continuation", "can_continue", "checkpoint_state", "continue_from", "window_start"]
 
 
 def window_start(period: date) -> date:
@@ -80,9 +70,8 @@ def checkpoint_state(ratings: pl.DataFrame, changes: pl.DataFrame, seed: pl.Data
     rated_here = changes.filter(
         pl.col("k").is_not_null() | (pl.col("rating_before").is_null() & pl.col("rating_after").is_not_null())
     ).select("player_id").unique()
-    seeded = seed.select("player_id", pl.col("k").cast(pl.Int32).alias("_seed_k"),
-                         pl.col("name").alias("_seed_name")) if "k" in seed.columns else seed.select(
-        "player_id", pl.lit(None, pl.Int32).alias("_seed_k"), pl.col("name").alias("_seed_name"))
+    seed_k = pl.col("k").cast(pl.Int32) if "k" in seed.columns else pl.lit(None, pl.Int32)
+    seeded = seed.select("player_id", seed_k.alias("_seed_k"), pl.col("name").alias("_seed_name"))
     out = ratings.join(seeded, on="player_id", how="left", maintain_order="left").with_columns(
         pl.when(pl.col("player_id").is_in(rated_here.get_column("player_id").implode()))
         .then(None).otherwise(pl.col("_seed_k")).alias("k"),

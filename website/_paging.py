@@ -15,7 +15,7 @@ from typing import Any
 
 import polars as pl
 
-from website.fragments import STATUS_ORDER
+from website.fragments import STATUS_ORDER, section_rank
 
 #: Rows on one page of a list. Read at each call (a test makes it small).
 PAGE_SIZE = 1_000
@@ -59,11 +59,6 @@ def page_path(first: str, number: int) -> str:
 
 def _status(status: Any) -> str:
     return status or "unrated"
-
-
-def section_rank(status: str) -> tuple[int, str]:
-    """Where a status's section comes in the list (:func:`website.fragments._section_order`)."""
-    return (STATUS_ORDER.index(status), "") if status in STATUS_ORDER else (len(STATUS_ORDER), status)
 
 
 def split_rows(rows: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:

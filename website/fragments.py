@@ -22,7 +22,7 @@ from markupsafe import Markup, escape
 from website.safe import PLAIN_ID, page_name, visible
 
 __all__ = ["FormattedRows", "Names", "change_rows", "competition_sections", "edition_cells", "edition_rows",
-           "escaped", "list_rows", "list_rows_by_edition", "text"]
+           "escaped", "list_rows", "list_rows_by_edition", "section_rank", "text"]
 
 #: A player's line on one edition, as :func:`edition_rows` takes it (``ed``: the edition's index).
 ENTRY_COLUMNS: tuple[str, ...] = ("ed", "rating", "change", "status", "category", "rank", "games", "new")
@@ -165,9 +165,13 @@ def list_rows(rows: Sequence[Mapping[str, Any]], names: Names, *, ranked: bool =
     return Markup("".join(out))
 
 
+def section_rank(status: str) -> tuple[int, str]:
+    """Where a status's section comes in a list: :data:`STATUS_ORDER`, then any other by name."""
+    return (STATUS_ORDER.index(status), "") if status in STATUS_ORDER else (len(STATUS_ORDER), status)
+
+
 def _section_order(statuses: Iterable[str]) -> list[str]:
-    present = set(statuses)
-    return [s for s in STATUS_ORDER if s in present] + sorted(present - set(STATUS_ORDER))
+    return sorted(set(statuses), key=section_rank)
 
 
 def _heading(status: str, count: int, ranked: bool) -> str:

@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import engine
+from engine.fide_periods import next_list
 from engine.fide_restart import (
     can_continue,
     checkpoint_state,
     continue_from,
-    period_start,
     window_start,
 )
 
@@ -67,11 +67,11 @@ def test_a_run_from_a_checkpoint_equals_the_run_from_the_seed(history: tuple[pl.
     seed = _seed()
     players = pl.DataFrame({"player_id": SEEDED + NEW, "birth_year": [1990, 2010, 1980, 2008, 1975, 2000,
                                                                       1999, 2012, 1985, 2011, 1970, 2001, 1995, 1960]})
-    periods = sorted({period_start(d) for d in comps.get_column("end_date").to_list()})
+    periods = sorted({next_list(d) for d in comps.get_column("end_date").to_list()})
     point = periods[min(at, len(periods) - 1)]
     whole = engine.rate_history("fide", comps, games, seed, players=players)
 
-    period = comps.get_column("end_date").map_elements(period_start, return_dtype=pl.Date)
+    period = comps.get_column("end_date").map_elements(next_list, return_dtype=pl.Date)
     head, tail = comps.filter(period < point), comps.filter(period >= point)
     earlier = [p for p in periods if p < point]
     if not can_continue(tail, point, earlier[-1] if earlier else None):
