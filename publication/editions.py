@@ -148,8 +148,8 @@ def plan_editions(
     """Which editions ``rated`` calls for, given what the warehouse already published.
 
     Ordinary editions go to the points after everything published. Every published
-    edition the run's changes can reach (``covers`` at or after ``rated.cut``; all of
-    them after a full re-rate) is rebuilt from the current history and compared, figure
+    edition the run's changes can reach (``covers`` at or after ``rated.cut``, or after a re-rate
+    from the seed at or after ``rated.unchanged_before``; all of them when that is not known) is rebuilt from the current history and compared, figure
     by figure, with what it published (as last corrected): any difference makes the
     diff of ONE correcting edition, dated ``as_of`` (or the latest date published, if
     later, so that editions stay in date order). ``list_name``: one of the federation's
@@ -164,7 +164,10 @@ def plan_editions(
     published = warehouse.editions(db, federation, list_name=list_name, first_list=first_list)
     new_points = _new_points(publication, all_points, published, as_of)
     covered = published.filter(pl.col("covers").is_not_null())
-    check = covered if rated.cut is None else covered.filter(pl.col("covers") >= rated.cut)
+    # Editions before the point the run starts at (or, re-rated from the seed, before the first point
+    # whose rows can differ from the stored ones) cannot have changed.
+    since = rated.cut if rated.cut is not None else rated.unchanged_before
+    check = covered if since is None else covered.filter(pl.col("covers") >= since)
     names = rated.players.select("player_id", pl.col("name").alias("_name")).filter(pl.col("_name").is_not_null())
     corrections_all = warehouse.edition_corrections(db, federation).filter(
         pl.col("edition").is_in(published.get_column("edition").to_list())

@@ -25,7 +25,7 @@ from rating.state import Stored, rating_basis
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-__all__ = ["LAST", "history_to_rate", "point_key", "restart", "started_from", "stored_state"]
+__all__ = ["LAST", "history_to_rate", "point_key", "restart", "started_from", "stored_state", "unchanged_before"]
 
 LAST = "~"  # sorts after every point: nothing to re-rate
 
@@ -57,6 +57,29 @@ def _cut(
     new = batch.competitions.filter(pl.col("competition_id").is_in(changed))
     keys = pl.concat([point_key(old), point_key(new)]).get_column("point").to_list()
     return (min(keys) if keys else LAST), changed, None
+
+
+def unchanged_before(
+    history: warehouse.History, batch: FederationBatch, config: dict[str, object], stored: Stored | None,
+) -> str | None:
+    """The publication point before which a re-rate from the seed gives the stored rows again.
+
+    The engine is deterministic: with the seed list and config the stored rows derive from
+    (their basis), what comes before the earliest point tonight adds, replaces or removes a
+    competition is what the warehouse holds. Publication need not rebuild the editions before it
+    (FIDE re-rates from the seed every night, and rebuilt every monthly edition of every list to
+    compare it with what it published). None: not known (no stored rows, or another basis);
+    :data:`LAST`: tonight changes nothing rated.
+    """
+    if stored is None or stored.n_changes == 0 or stored.basis != rating_basis(history.seed, config):
+        return None
+    changed = [*batch.competitions.get_column("competition_id").to_list(), *batch.rerate]
+    both = pl.concat([history.competitions.filter(pl.col("competition_id").is_in(changed)),
+                      batch.competitions.filter(pl.col("competition_id").is_in(changed))], how="diagonal_relaxed")
+    points = engine.competition_points(both, engine.publication_of(batch.federation, config)).get_column("point")
+    if points.null_count():
+        return None  # a competition without a date: no point to start from
+    return str(points.min()) if points.len() else LAST
 
 
 def history_to_rate(

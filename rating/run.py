@@ -26,7 +26,7 @@ from engine.lists import (
     tracks_unrated,
 )
 from formats.batch import FederationBatch
-from rating.history import LAST, history_to_rate, point_key, restart, stored_state
+from rating.history import LAST, history_to_rate, point_key, restart, stored_state, unchanged_before
 from rating.state import Rated, Stored, rating_basis
 
 if TYPE_CHECKING:
@@ -239,7 +239,7 @@ def rate(
     """
     lists = lists_of(config)
     if len(lists) > 1:
-        return _rate_lists(history, batch, config, as_of, lists)
+        return _rate_lists(history, batch, config, as_of, lists, stored)
     fed = batch.federation
     accepted, games, players = history.laid_over(batch.competitions, batch.games, batch.players)
     basis = rating_basis(history.seed, config)
@@ -298,9 +298,14 @@ def rate(
 
 def _rate_lists(
     history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None,
-    lists: list[str],
+    lists: list[str], stored: Stored | None = None,
 ) -> Rated:
-    """:func:`rate` of a federation with several lists: each on its own, always in full."""
+    """:func:`rate` of a federation with several lists: each on its own, always in full.
+
+    With ``stored``, each list's result says before which point its rows are the stored ones
+    (``Rated.unchanged_before``): publication checks the editions from there on only.
+    """
+    same = unchanged_before(history, batch, config, stored)
     parts: dict[str, Rated] = {}
     for name in lists:
         part, tonight = _only_list(history, batch, lists, name)
@@ -311,13 +316,14 @@ def _rate_lists(
         else:
             in_force = StandardInForce.of(history.seed, parts[lists[0]].run.changes)
             parts[name] = _rate_entered_list(part, tonight, {**config, "lists": [name]}, as_of, name, in_force)
+        parts[name] = replace(parts[name], unchanged_before=same)
     first = parts[lists[0]]
     accepted, _, players = history.laid_over(batch.competitions, batch.games, batch.players)
     return replace(
         first,
         run=engine.RatingRun(
-            changes=pl.concat([p.run.changes for p in parts.values()]),
-            explanations=pl.concat([p.run.explanations for p in parts.values()]),
+            changes=_by_period([p.run.changes for p in parts.values()]),
+            explanations=_by_period([p.run.explanations for p in parts.values()]),
             ratings=first.run.ratings,
         ),
         competitions=accepted,
@@ -328,6 +334,25 @@ def _rate_lists(
         full_reason=f"{len(lists)} lists, each re-rated from its start",
         lists=parts,
     )
+
+
+def _by_period(lists: list[pl.DataFrame]) -> pl.DataFrame:
+    """The rows of several lists in rating order: period by period, each period's rows list after list.
+
+    A night changes the period in progress: stored in this order, what it changes is a tail of
+    the stored rows (``seq``), so the load rewrites and the site re-reads from that period on, not
+    every rapid and blitz row behind the standard list's. Within a list the rows keep the engine's
+    order (a stable sort); one list is left as it is.
+
+    Examples
+    --------
+    >>> std = pl.DataFrame({"player_id": ["1", "2"], "period": ["2025-10", "2025-11"]})
+    >>> rapid = pl.DataFrame({"player_id": ["3"], "period": ["2025-10"]})
+    >>> _by_period([std, rapid])["player_id"].to_list()
+    ['1', '3', '2']
+    """
+    rows = pl.concat(lists)
+    return rows if len(lists) == 1 else rows.sort("period", maintain_order=True)
 
 
 def rate_federation(

@@ -40,6 +40,9 @@ class Rated:
     derived_offset: tuple[int, int] | None = None  #: (changes, explanations) rows kept before the run's
     basis: str | None = None               #: checksum of the seed and config the rows derive from
     full_reason: str | None = None         #: why the run re-rated from the seed
+    #: A re-rate from the seed: the publication point before which its rows are the stored ones
+    #: (:func:`rating.history.unchanged_before`; None: not known).
+    unchanged_before: str | None = None
     #: A federation that publishes several lists (FIDE): each list rated on its own, by name.
     lists: dict[str, Rated] = field(default_factory=dict)
     #: One-off adjustments no change row carries (FIDE rapid and blitz, 1 October 2022): the
