@@ -27,7 +27,6 @@ from datetime import date
 import polars as pl
 
 from engine import rulesets
-from engine._fide_frames import _status
 from engine.fide_periods import months_before
 
 __all__ = ["Continuation", "can_continue", "checkpoint_state", "continue_from", "window_start"]
@@ -99,6 +98,8 @@ class Continuation:
         before = state.select("player_id", pl.col("last_played").alias("_before"))
         ratings = ratings.filter(~pl.col("player_id").is_in(pl.Series(self.stand_ins, dtype=pl.Utf8).implode()))
         if self.pooled:
+            from engine._fide_frames import _status  # the frames' module loads the compiled kernels
+
             fixed = ratings.join(before, on="player_id", how="left", maintain_order="left").with_columns(
                 pl.when(pl.col("player_id").is_in(pl.Series(self.pooled, dtype=pl.Utf8).implode()))
                 .then(pl.max_horizontal("last_played", "_before")).otherwise(pl.col("last_played"))

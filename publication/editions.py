@@ -166,8 +166,8 @@ def plan_editions(
     covered = published.filter(pl.col("covers").is_not_null())
     # Editions before the point the run starts at (or, re-rated from the seed, before the first point
     # whose rows can differ from the stored ones) cannot have changed.
-    since = rated.cut if rated.cut is not None else rated.unchanged_before
-    check = covered if since is None else covered.filter(pl.col("covers") >= since)
+    known = [p for p in (rated.cut, rated.unchanged_before) if p is not None]
+    check = covered.filter(pl.col("covers") >= max(known)) if known else covered
     names = rated.players.select("player_id", pl.col("name").alias("_name")).filter(pl.col("_name").is_not_null())
     corrections_all = warehouse.edition_corrections(db, federation).filter(
         pl.col("edition").is_in(published.get_column("edition").to_list())

@@ -73,28 +73,58 @@ def unchanged_before(
     """
     if stored is None or stored.n_changes == 0 or stored.basis != rating_basis(history.seed, config):
         return None
+    if _inputs_changed(history, batch):
+        return None
     changed = [*batch.competitions.get_column("competition_id").to_list(), *batch.rerate]
     both = pl.concat([history.competitions.filter(pl.col("competition_id").is_in(changed)),
                       batch.competitions.filter(pl.col("competition_id").is_in(changed))], how="diagonal_relaxed")
-    points = engine.competition_points(both, engine.publication_of(batch.federation, config)).get_column("point")
-    if points.null_count():
+    if both.filter(pl.coalesce("end_date", "start_date").is_null()).height:
         return None  # a competition without a date: no point to start from
+    points = engine.competition_points(both, engine.publication_of(batch.federation, config)).get_column("point")
     return str(points.min()) if points.len() else LAST
+
+
+#: What the engine reads of a player besides his games (a declared rating starts a newcomer, a birth
+#: year sets a junior's K): a file that changes one for a known player changes his earlier rows.
+_ENGINE_INPUTS = ("player_id", "birth_year", "declared_rating", "declared_rating_origin")
+
+
+def _inputs_changed(history: warehouse.History, batch: FederationBatch) -> bool:
+    """Whether tonight's files change what the engine reads of a player the history knows."""
+    if batch.players.height == 0 or history.players.height == 0:
+        return False
+    comps, games = batch.competitions.clear(), batch.games.clear()
+    before = history.laid_over(comps, games, batch.players.clear())[2].select(_ENGINE_INPUTS)
+    after = history.laid_over(comps, games, batch.players)[2].select(_ENGINE_INPUTS).filter(
+        pl.col("player_id").is_in(before.get_column("player_id").implode()))
+    return not before.sort("player_id").equals(after.sort("player_id"))
 
 
 def history_to_rate(
     db: Engine, batch: FederationBatch, config: dict[str, object], stored: Stored | None,
+    as_of: date | None = None,
 ) -> warehouse.History:
     """The history :func:`rate` needs for ``batch``: when the run continues from the stored
-    rows, the games of the competitions from the day of its cut on only.
+    rows, the games of the competitions from the day of its cut on only (a federation with
+    several lists: from the initial-rating window before its checkpoint, :mod:`rating.continued`).
 
     Reading every game is most of a night's rate stage on a large history (2.4 s at 1M
     games), for a run that re-rates the last few competitions.
     """
+    from rating import continued  # the lists' checkpoints, which rate through rating.run
+
     fed = batch.federation
-    if stored is None or len(lists_of(config)) > 1 or not engine.restartable(fed, config):
+    lists = lists_of(config)
+    if stored is None or (len(lists) == 1 and not engine.restartable(fed, config)):
         return warehouse.history(db, fed)
     ahead = warehouse.history(db, fed, games_from=date.max)  # everything but the games
+    if len(lists) > 1:
+        at = continued.plan(ahead, batch, config, lists, unchanged_before(ahead, batch, config, stored),
+                            stored.read_checkpoints())
+        if at is None:
+            return warehouse.history(db, fed)
+        since = continued.games_from(at, as_of)
+        return replace(ahead, games=warehouse.history_games(db, fed, since), games_from=since)
     cut = _cut(ahead, batch, config, stored, rating_basis(ahead.seed, config))[0]
     first = None if cut is None else date.max if cut == LAST else engine.point_date(cut)
     if first == date.max:

@@ -26,6 +26,7 @@ from engine.lists import (
     tracks_unrated,
 )
 from formats.batch import FederationBatch
+from rating import continued
 from rating.history import LAST, history_to_rate, point_key, restart, stored_state, unchanged_before
 from rating.state import Rated, Stored, rating_basis
 
@@ -220,7 +221,7 @@ def adjusted_at(state: pl.DataFrame, point: str, rated: Rated, changes: pl.DataF
 
 def rate(
     history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None = None,
-    *, stored: Stored | None = None, entry: StandardInForce | None = None,
+    *, stored: Stored | None = None, entry: StandardInForce | None = None, checkpoints: bool = False,
 ) -> Rated:
     """The engine over the merged history (pure; the task below adds logging).
 
@@ -236,10 +237,12 @@ def rate(
     FIDE: also how far each still-unrated player is from an initial rating on ``as_of``.
     ``entry``: the ratings a player not on the list (no seeded or computed rating, no
     declared one) enters it at, taken on the start of his first competition of the run.
+    ``checkpoints``: also make the checkpoints the next night continues from (a run whose rows
+    the warehouse stores; :mod:`rating.continued`).
     """
     lists = lists_of(config)
     if len(lists) > 1:
-        return _rate_lists(history, batch, config, as_of, lists, stored)
+        return _rate_lists(history, batch, config, as_of, lists, stored, keep=checkpoints)
     fed = batch.federation
     accepted, games, players = history.laid_over(batch.competitions, batch.games, batch.players)
     basis = rating_basis(history.seed, config)
@@ -268,6 +271,21 @@ def rate(
         fed, rate_comps, rate_games, start if cut is not None else history.seed, config=config,
         players=declared,
     )
+    # The explanation rows stay unbuilt until the load (or a report) reads them.
+    done = finish_rated(fed, engine.RatingRun(run.changes, run.lazy_explanations, run.ratings), accepted, games,
+                        players, config, as_of, start=start)
+    return replace(done, cut=cut, changed=changed, derived_offset=offset, basis=basis, full_reason=reason)
+
+
+def finish_rated(
+    federation: str, run: engine.RatingRun, accepted: pl.DataFrame, games: pl.DataFrame, players: pl.DataFrame,
+    config: dict[str, object], as_of: date | None, *, start: pl.DataFrame,
+) -> Rated:
+    """A run's result: its ratings with the files' names, and (FIDE) the unrated players' progress.
+
+    ``accepted``, ``games``: every accepted competition and its rated games (at least those of the
+    initial-rating window); ``start``: the state publication rebuilds the run's editions from.
+    """
     # The state only knows the names the seed list printed; newcomers get theirs from the files.
     names = players.select("player_id", pl.col("name").alias("_name")).filter(pl.col("_name").is_not_null())
     ratings = (
@@ -277,82 +295,78 @@ def rate(
     )
     ratings = ratings.sort("player_id")
     progress = None
-    if tracks_unrated(fed, config):
+    if tracks_unrated(federation, config):
         progress = validations.initial_rating_progress(
             games, ratings, as_of or date.today(), competitions=accepted, players=players
         )
-    return Rated(
-        # The explanation rows stay unbuilt until the load (or a report) reads them.
-        run=engine.RatingRun(changes=run.changes, explanations=run.lazy_explanations, ratings=ratings),
-        competitions=accepted,
-        progress=progress,
-        start_state=start,
-        cut=cut,
-        changed=changed,
-        players=players,
-        derived_offset=offset,
-        basis=basis,
-        full_reason=reason,
-    )
+    return Rated(run=engine.RatingRun(changes=run.changes, explanations=run.lazy_explanations, ratings=ratings),
+                 competitions=accepted, progress=progress, start_state=start, players=players)
 
 
 def _rate_lists(
     history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None,
-    lists: list[str], stored: Stored | None = None,
+    lists: list[str], stored: Stored | None = None, *, keep: bool = False,
 ) -> Rated:
-    """:func:`rate` of a federation with several lists: each on its own, always in full.
+    """:func:`rate` of a federation with several lists: each on its own.
 
-    With ``stored``, each list's result says before which point its rows are the stored ones
+    From the stored checkpoints when nothing before them changed (:mod:`rating.continued`), else
+    from the seed. The run leaves the checkpoints of the next night in ``Rated.checkpoints``;
+    with ``stored``, each list's result says before which point its rows are the stored ones
     (``Rated.unchanged_before``): publication checks the editions from there on only.
     """
     same = unchanged_before(history, batch, config, stored)
+    kept = stored.read_checkpoints() if stored is not None else {}
+    at = continued.plan(history, batch, config, lists, same, kept)
+    if at is None and history.games_from is not None:
+        raise ValueError(f"{batch.federation}: the history holds the games from {history.games_from} on only, and"
+                         " this run re-rates from the seed: read it with rating.history_to_rate")
+
+    def only(part: warehouse.History, tonight: FederationBatch, name: str) -> tuple[warehouse.History, FederationBatch]:
+        return _only_list(part, tonight, lists, name)
+
+    def rate_list(part: warehouse.History, tonight: FederationBatch, name: str, before: warehouse.Checkpoint | None,
+                  in_force: StandardInForce | None) -> Rated:
+        own = {**config, "lists": [name]}
+        if at is not None:
+            return continued.continue_list(part, tonight, own, as_of, at, before, in_force)
+        if in_force is None:
+            return rate(part, tonight, own, as_of)
+        return _rate_entered_list(part, tonight, own, as_of, name, in_force)
+
     parts: dict[str, Rated] = {}
-    for name in lists:
-        part, tonight = _only_list(history, batch, lists, name)
-        if name != lists[0] and part.competitions.height == 0 and tonight.competitions.height == 0:
-            continue  # nothing was ever rated in this list
-        if name == lists[0]:
-            parts[name] = rate(part, tonight, {**config, "lists": [name]}, as_of)
-        else:
-            in_force = StandardInForce.of(history.seed, parts[lists[0]].run.changes)
-            parts[name] = _rate_entered_list(part, tonight, {**config, "lists": [name]}, as_of, name, in_force)
-        parts[name] = replace(parts[name], unchanged_before=same)
+    if at is not None:
+        try:
+            parts = continued.rate_from(history, batch, config, as_of, at, kept, lists, only)
+        except continued.CannotContinue:
+            if history.games_from is not None:
+                raise  # the caller reads every game and rates again (rate_federation)
+            at = None
+    if at is None:
+        for name in lists:
+            part, tonight = only(history, batch, name)
+            if name != lists[0] and part.competitions.height == 0 and tonight.competitions.height == 0:
+                continue  # nothing was ever rated in this list
+            in_force = None if name == lists[0] else StandardInForce.of(history.seed, parts[lists[0]].run.changes)
+            parts[name] = rate_list(part, tonight, name, None, in_force)
+    parts = {name: replace(p, unchanged_before=same) for name, p in parts.items()}
     first = parts[lists[0]]
+    changes = continued.by_period([p.run.changes for p in parts.values()])
+    explanations = continued.by_period([p.run.explanations for p in parts.values()])
     accepted, _, players = history.laid_over(batch.competitions, batch.games, batch.players)
+    offset = None if at is None else (kept[lists[0]].n_changes, kept[lists[0]].n_explanations)
     return replace(
         first,
-        run=engine.RatingRun(
-            changes=_by_period([p.run.changes for p in parts.values()]),
-            explanations=_by_period([p.run.explanations for p in parts.values()]),
-            ratings=first.run.ratings,
-        ),
+        run=engine.RatingRun(changes=changes, explanations=explanations, ratings=first.run.ratings),
         competitions=accepted,
         changed=batch.competitions.get_column("competition_id").unique(maintain_order=True).to_list(),
         players=players,
-        derived_offset=None,
+        derived_offset=offset,
         basis=rating_basis(history.seed, config),
-        full_reason=f"{len(lists)} lists, each re-rated from its start",
+        full_reason=None if at is not None else f"{len(lists)} lists, each re-rated from its start",
         lists=parts,
+        checkpoints=continued.next_checkpoints(history, batch, config, lists, parts, changes, explanations,
+                                               None if at is None else (at, kept), rate_list, only) if keep else (),
     )
-
-
-def _by_period(lists: list[pl.DataFrame]) -> pl.DataFrame:
-    """The rows of several lists in rating order: period by period, each period's rows list after list.
-
-    A night changes the period in progress: stored in this order, what it changes is a tail of
-    the stored rows (``seq``), so the load rewrites and the site re-reads from that period on, not
-    every rapid and blitz row behind the standard list's. Within a list the rows keep the engine's
-    order (a stable sort); one list is left as it is.
-
-    Examples
-    --------
-    >>> std = pl.DataFrame({"player_id": ["1", "2"], "period": ["2025-10", "2025-11"]})
-    >>> rapid = pl.DataFrame({"player_id": ["3"], "period": ["2025-10"]})
-    >>> _by_period([std, rapid])["player_id"].to_list()
-    ['1', '3', '2']
-    """
-    rows = pl.concat(lists)
-    return rows if len(lists) == 1 else rows.sort("period", maintain_order=True)
 
 
 def rate_federation(
@@ -366,5 +380,8 @@ def rate_federation(
     are read (:func:`rating.history.history_to_rate`).
     """
     stored = None if full else Stored.from_warehouse(db, batch.federation)
-    history = history_to_rate(db, batch, config, stored)
-    return rate(history, batch, config, as_of, stored=stored)
+    history = history_to_rate(db, batch, config, stored, as_of)
+    try:
+        return rate(history, batch, config, as_of, stored=stored, checkpoints=True)
+    except continued.CannotContinue:
+        return rate(warehouse.history(db, batch.federation), batch, config, as_of, stored=stored, checkpoints=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable
@@ -48,6 +49,8 @@ class Rated:
     #: One-off adjustments no change row carries (FIDE rapid and blitz, 1 October 2022): the
     #: day and ``player_id, rating`` of every rating it raised (:func:`adjusted_at`).
     adjustments: list[tuple[date, pl.DataFrame]] = field(default_factory=list)
+    #: Where the next run can continue from (:mod:`rating.continued`), stored with the rows.
+    checkpoints: tuple[warehouse.Checkpoint, ...] = ()
 
 
 def rating_basis(seed: pl.DataFrame, config: dict[str, object]) -> str:
@@ -71,6 +74,8 @@ class Stored:
     basis: str | None          #: :func:`rating_basis` of the stored rows
     ratings: pl.DataFrame      #: RATINGS_SCHEMA, the stored state after the last competition
     read_changes: Callable[[], pl.DataFrame]  #: RATING_CHANGES_SCHEMA, in seq order
+    #: the checkpoints stored with the rows, by list (:mod:`rating.continued`)
+    read_checkpoints: Callable[[], dict[str, warehouse.Checkpoint]] = dict
 
     @classmethod
     def from_warehouse(cls, db: Engine, federation: str) -> Stored:
@@ -80,4 +85,6 @@ class Stored:
             n_changes=n_changes, games_total=games_total, n_explanations=n_explanations,
             basis=warehouse.rating_basis(db, federation), ratings=warehouse.current_ratings(db, federation),
             read_changes=lambda: warehouse.rating_changes(db, federation),
+            # Read once: where the history is read and where the run rates both ask.
+            read_checkpoints=functools.cache(lambda: warehouse.checkpoints(db, federation)),
         )

@@ -40,6 +40,7 @@ def load_federation(
             ratings=run.ratings if run is not None else None,
             derived_offset=rated.derived_offset if rated is not None else None,
             derived_basis=rated.basis if rated is not None else None,
+            checkpoints=rated.checkpoints if rated is not None else (),
         ),
     )
     logger.info("%s: %s", batch.federation, loaded_in_words(result))

@@ -15,11 +15,13 @@ a changed digest is a changed behaviour).
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
+import polars as pl
 import sqlalchemy as sa
 
 #: Columns that record when something happened, or a run's own identity: not behaviour.
@@ -58,6 +60,10 @@ def _value(value: object, folders: dict[str, str]) -> str:
         return _clean(value, folders)
     if isinstance(value, date) and value.isoformat()[:10] in _today():
         return "<today>"
+    if isinstance(value, bytes | memoryview):
+        # A frame stored as Parquet (derived_checkpoints): its rows, not the writer's bytes (which
+        # name the polars version that wrote them).
+        return _digest(pl.read_parquet(io.BytesIO(bytes(value))).write_csv())
     return repr(value)
 
 

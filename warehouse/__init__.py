@@ -16,6 +16,7 @@ from warehouse import (
     deliveries,  # noqa: F401 - registers the organisers and deliveries tables
     reprocess,  # noqa: F401 - registers the file_reprocessing table
 )
+from warehouse.checkpoints import Checkpoint, checkpoints
 from warehouse.db import get_engine, redact
 from warehouse.editions import (
     CORRECTIONS_SCHEMA,
@@ -75,6 +76,7 @@ __all__ = [
     "LINES_SCHEMA",
     "AmbiguousCompetitionError",
     "BatchError",
+    "Checkpoint",
     "CompetitionDetail",
     "Edition",
     "History",
@@ -85,6 +87,7 @@ __all__ = [
     "UnknownCompetitionError",
     "WarehouseError",
     "WarehouseUnavailableError",
+    "checkpoints",
     "competition_report",
     "count_explanations",
     "current_ratings",

@@ -18,6 +18,7 @@ from formats.schema import (
     conform,
     empty,
 )
+from warehouse.checkpoints import Checkpoint
 from warehouse.errors import BatchError
 
 #: ``LoadBatch.files``: one row per file read.
@@ -50,6 +51,9 @@ class LoadBatch:
     derived_offset: tuple[int, int] | None = None
     #: checksum of the seed list and config the derived rows come from (``rating_basis``)
     derived_basis: str | None = None
+    #: where the next run can continue from (FIDE), replacing the stored ones whenever the
+    #: derived rows are written (none given: the next run starts from the seed)
+    checkpoints: tuple[Checkpoint, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from warehouse._model_types import DOUBLE as _DOUBLE
 from warehouse._model_types import TEXT as _TEXT
 
 __all__ = [
+    "DerivedCheckpoint",
     "DerivedState",
     "Explanation",
     "Rating",
@@ -104,3 +105,26 @@ class Rating(SQLModel, table=True):
     status: str | None = Field(default=None, sa_type=_TEXT)
     last_played: str | None = Field(default=None, sa_type=_TEXT)
     rated_max: float | None = Field(default=None, sa_type=_DOUBLE)
+
+
+class DerivedCheckpoint(SQLModel, table=True):
+    """Derived: where a federation's next run can continue from, for each of its lists (FIDE).
+
+    The engine's state at the start of the last rating period rated (``point``: that period's
+    list day), the games unrated players had pooled before it within the initial-rating window,
+    and the state publication rebuilds editions from; ``n_changes`` and ``n_explanations`` are
+    the stored rows before it (rows are stored period by period). Replaced with the derived
+    rows by every load that carries them, so it always describes them; the frames are Parquet
+    (engine state, not for analysts: ``ratings`` and ``rating_changes`` are).
+    """
+
+    __tablename__ = "derived_checkpoints"
+
+    federation: str = Field(primary_key=True, sa_type=_TEXT)
+    list_name: str = Field(primary_key=True, sa_type=_TEXT)  #: the list (FIDE: standard, rapid, blitz)
+    point: str = Field(sa_type=_TEXT)  #: the list day the state is at: ``2026-02-01``
+    n_changes: int = Field(sa_type=sa.BigInteger())  #: rows of ``rating_changes`` before it
+    n_explanations: int = Field(sa_type=sa.BigInteger())  #: rows of ``explanations`` before it
+    state: bytes = Field(sa_type=sa.LargeBinary())  #: RATINGS_SCHEMA, the engine's state (Parquet)
+    pooled: bytes = Field(sa_type=sa.LargeBinary())  #: EXPLANATIONS_SCHEMA, pooled games (Parquet)
+    start: bytes = Field(sa_type=sa.LargeBinary())  #: RATINGS_SCHEMA, publication's state (Parquet)

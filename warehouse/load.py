@@ -44,6 +44,7 @@ from warehouse._load_players import (
 )
 from warehouse._model_types import table_of
 from warehouse.bulk import insert_frame, next_id
+from warehouse.checkpoints import replace_checkpoints
 from warehouse.db import write_transaction
 from warehouse.models import Bye, Competition, Finding, Game, LedgerEntry, Load
 
@@ -194,6 +195,9 @@ def _replace_batch_derived(conn: Connection, batch: LoadBatch) -> None:
     """Replace the derived tables with the batch's, when it carries them (blocks of DERIVED_BLOCK rows)."""
     _replace_derived(conn, batch.federation, batch.changes, batch.explanations, batch.ratings,
                      batch.derived_offset, batch.derived_basis, DERIVED_BLOCK)
+    if batch.changes is not None:
+        # A checkpoint describes the rows it comes with: new rows, new checkpoints (or none).
+        replace_checkpoints(conn, batch.federation, batch.checkpoints)
 
 
 def _new_versions(conn: Connection, fed: str, rows: _Conformed) -> tuple[pl.DataFrame, pl.DataFrame]:

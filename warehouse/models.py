@@ -29,13 +29,20 @@ from __future__ import annotations
 from sqlmodel import SQLModel
 
 from warehouse._models_competitions import Bye, Competition, Finding, Game
-from warehouse._models_derived import DerivedState, Explanation, Rating, RatingChange
+from warehouse._models_derived import (
+    DerivedCheckpoint,
+    DerivedState,
+    Explanation,
+    Rating,
+    RatingChange,
+)
 from warehouse._models_lists import EditionCorrection, RatingList, RatingListLine, SeedEntry
 from warehouse._models_record import Federation, LedgerEntry, Load, Player, PlayerAlias
 
 __all__ = [
     "Bye",
     "Competition",
+    "DerivedCheckpoint",
     "DerivedState",
     "EditionCorrection",
     "Explanation",

@@ -33,12 +33,12 @@ from tests.warehouse.conftest import batch_from_interchange
 def _rate_and_publish(db: Engine, fed: str, batch: FederationBatch, config: dict[str, object], day: date,
                       *, full: bool = False) -> tuple[Rated, EditionsDone]:
     stored = None if full else Stored.from_warehouse(db, fed)
-    rated = rate(warehouse.history(db, fed), batch, config, day, stored=stored)
+    rated = rate(warehouse.history(db, fed), batch, config, day, stored=stored, checkpoints=True)
     warehouse.load_batch(db, warehouse.LoadBatch(
         federation=fed, files=batch.files, competitions=batch.competitions, players=batch.players,
         games=batch.games, byes=batch.byes, findings=batch.findings, changes=rated.run.changes,
         explanations=rated.run.explanations, ratings=rated.run.ratings,
-        derived_offset=rated.derived_offset, derived_basis=rated.basis,
+        derived_offset=rated.derived_offset, derived_basis=rated.basis, checkpoints=rated.checkpoints,
     ))
     return rated, apply_editions(db, fed, rated, config, day)
 

@@ -1,12 +1,14 @@
 """A FIDE night's cost follows the period it changes, not the archive.
 
-FIDE is re-rated from its seed every night; what comes before the earliest period a night
-changes is what the warehouse holds already, so:
+What comes before the earliest period a night changes is what the warehouse holds already, so:
 
 - the rows of the three lists are stored period by period (a night's rows are a tail of ``seq``,
   and the load rewrites only that tail);
+- a night continues from the checkpoint the night before stored (the start of the last period it
+  rated), and leaves the next one; a late file re-rates from the seed; the rows are night by night
+  those of the whole history rated at once;
 - publication rebuilds and compares the published editions from that period on only, and a
-  late file still gets its correcting edition, as a run of the whole history at once lists it.
+  late file still gets its correcting edition.
 
 Runs the rating and publication steps without Prefect, as ``test_editions.py`` does.
 """
@@ -81,6 +83,14 @@ def test_a_fide_night_rechecks_only_the_editions_from_the_period_it_changes(
         folder.mkdir()
         rated, done = _rate_and_publish(db, "fide", _batch(folder, events), config, day)
         checked[events[0][0]] = sorted(e for _, wanted in read for e in wanted)
+        # Each night continues from the checkpoint the night before left (the start of the last
+        # period it rated), but the first and the late one, which re-rate from the seed.
+        assert rated.cut == (None if n in (0, 4) else ["2025-11-01", "2025-12-01", "2026-01-01"][n - 1])
+        assert (rated.derived_offset is None) == (n in (0, 4))
+        # ... and leaves one at the start of the last period it rated, for each list rated so far.
+        assert {c.point for c in rated.checkpoints} == {["2025-11-01", "2025-12-01", "2026-01-01", "2026-02-01",
+                                                         "2026-02-01"][n]}
+        assert len(rated.checkpoints) == (2 if n < 2 else 3)
         if events[0][0] == "S4":
             # The period in progress (the list of 2026-02-01): no published edition can have changed.
             assert rated.unchanged_before == "2026-02-01"
@@ -88,6 +98,7 @@ def test_a_fide_night_rechecks_only_the_editions_from_the_period_it_changes(
         if events[0][0] == "LATE":
             assert rated.unchanged_before == "2025-12-01"
             assert done.correcting is not None
+        _same_as_the_whole_history(tmp_path, db, [e for _, evs in NIGHTS[:n + 1] for e in evs], day)
 
     editions = warehouse.editions(db, "fide", all_lists=True, first_list="standard")
     covers = dict(zip(editions.get_column("edition").to_list(), editions.get_column("covers").to_list(), strict=True))
@@ -105,12 +116,13 @@ def test_a_fide_night_rechecks_only_the_editions_from_the_period_it_changes(
     assert periods == sorted(periods) and explained == sorted(explained)
     assert len(set(periods)) >= 3
 
-    # Night by night, the stored rows are those of the whole history rated at once, in the same order.
-    whole = warehouse.get_engine(f"sqlite:///{tmp_path / 'whole.db'}")
+
+def _same_as_the_whole_history(tmp_path: Path, db: Engine, events: list[tuple[str, str, str]], day: date) -> None:
+    """The stored rows are those of the history so far rated at once from the seed, in the same order."""
+    whole = warehouse.get_engine(f"sqlite:///{tmp_path / f'whole-{len(events)}.db'}")
     warehouse.load_seed(whole, "fide", SEED, source="s.ratings.csv", source_sha256="s")
-    folder = tmp_path / "whole"
+    folder = tmp_path / f"whole-{len(events)}"
     folder.mkdir()
-    _rate_and_publish(whole, "fide", _batch(folder, [e for _, events in NIGHTS for e in events]), config,
-                      NIGHTS[-1][0], full=True)
+    _rate_and_publish(whole, "fide", _batch(folder, events), federation_config("fide"), day, full=True)
     for table, frame in _derived(whole).items():
         assert_frame_equal(_derived(db)[table], frame)

@@ -1,0 +1,274 @@
+"""A federation with several lists (FIDE) rated from the period a night changes, not from its seed.
+
+Each run stores, with its rows, a checkpoint per list (:class:`warehouse.Checkpoint`): the
+engine's state at the start of the last rating period (the period in progress), every game the
+players still unrated pooled before it, and the state publication starts from. The next night that
+changes nothing before that period continues from it (:func:`plan` says whether it can,
+:func:`rate_from` rates): it re-rates the period in progress and what follows, with the pooled
+games replayed (:mod:`engine.fide_restart`), and replaces the stored rows from the checkpoint's
+offsets on (they are stored period by period, so those rows are a tail of ``seq``).
+
+The continuation equals the run from the seed row for row when (:func:`plan`): nothing before the
+checkpoint changed (:func:`rating.history.unchanged_before`), every tournament from it on starts
+on or after the list in force at it (:func:`engine.fide_restart.can_continue`), and no one-off
+adjustment (rapid and blitz, 1 October 2022) falls within the initial-rating window before it or
+between it and the night's tournaments. Otherwise the run re-rates from the seed, as before; so
+does a replay that would rate a pooled player (:class:`CannotContinue`), a safety net.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from datetime import date
+
+import polars as pl
+
+import engine
+import warehouse
+from engine.fide_periods import months_before
+from engine.fide_restart import can_continue, checkpoint_state, continue_from, window_start
+from engine.lists import StandardInForce, adjustments_of, list_of_competitions
+from formats.batch import FederationBatch
+from formats.schema import EXPLANATIONS_SCHEMA, conform, empty
+from rating.state import Rated
+
+__all__ = ["CannotContinue", "by_period", "games_from", "next_checkpoints", "plan", "rate_from"]
+
+
+class CannotContinue(ValueError):
+    """A run from the checkpoint would not equal the run from the seed: re-rate from the seed."""
+
+#: A list's rating through the competitions given, as the run rates it: ``(part, tonight, list, start,
+#: entry)`` -> its result. ``start``: the checkpoint it goes on from (None: the seed, or nothing before);
+#: ``entry``: the first list in force (the lists players enter at their standard rating).
+RateList = Callable[[warehouse.History, FederationBatch, str, warehouse.Checkpoint | None, StandardInForce | None],
+                    Rated]
+
+
+def _points(competitions: pl.DataFrame) -> pl.DataFrame:
+    """``competition_id, end_date, point``: each competition's rating period (its list day; null for
+    a competition without a date, which is never rated)."""
+    dated = pl.coalesce("end_date", "start_date").is_not_null()
+    return pl.concat([
+        engine.competition_points(competitions.filter(dated), "monthly"),
+        competitions.filter(~dated).select(pl.col("competition_id").cast(pl.Utf8), pl.col("end_date").cast(pl.Date),
+                                           pl.lit(None, pl.Utf8).alias("point")),
+    ])
+
+
+def _day(point: str) -> date:
+    return date.fromisoformat(point)
+
+
+def _previous(point: str) -> date:
+    """The list before the period's: the one in force at the checkpoint."""
+    return months_before(_day(point), 1)
+
+
+def games_from(point: str, as_of: date | None) -> date:
+    """The first day of the games a run from checkpoint ``point`` reads: the initial-rating window
+    before it (the pooled games) and before ``as_of`` (the unrated players' progress)."""
+    return min(window_start(_day(point)), window_start(as_of or _day(point)))
+
+
+def plan(history: warehouse.History, batch: FederationBatch, config: dict[str, object], lists: list[str],
+         same: str | None, checkpoints: Mapping[str, warehouse.Checkpoint]) -> str | None:
+    """The point to continue from (the checkpoints'), or None: re-rate from the seed.
+
+    ``same``: the point before which nothing changed (:func:`rating.history.unchanged_before`).
+    """
+    if same is None or same == "~" or not checkpoints:
+        return None
+    point = {c.point for c in checkpoints.values()}
+    if len(point) != 1 or lists[0] not in checkpoints:
+        return None
+    at = point.pop()
+    if same < at:
+        return None
+    tonight = batch.competitions.get_column("competition_id").to_list()
+    everything = pl.concat([history.competitions.filter(~pl.col("competition_id").is_in(tonight)),
+                            batch.competitions], how="diagonal_relaxed")
+    everything = everything.filter(pl.col("status").is_in(["accepted", "accepted_with_exclusions"]))
+    dated = everything.join(_points(everything).select("competition_id", "point"), on="competition_id")
+    of_list = list_of_competitions(dated, lists)
+    for name in lists:
+        mine = dated.filter(of_list == name)
+        if name not in checkpoints and mine.filter(pl.col("point") < at).height:
+            return None  # rows before the checkpoint, and no state of this list at it
+        if not can_continue(mine.filter(pl.col("point") >= at), _day(at), _previous(at)):
+            return None
+        if any(day > window_start(_day(at)) and mine.filter(pl.coalesce("end_date", "start_date") >= day).height
+               for day, _ in adjustments_of(batch.federation, config, name)):
+            return None  # an adjustment within the window, with rows after it
+    return at
+
+
+def by_period(lists: list[pl.DataFrame]) -> pl.DataFrame:
+    """The rows of several lists in rating order: period by period, each period's rows list after list.
+
+    A night changes the period in progress: stored in this order, what it changes is a tail of
+    the stored rows (``seq``), so the load rewrites and the site re-reads from that period on, not
+    every rapid and blitz row behind the standard list's. Within a list the rows keep the engine's
+    order (a stable sort); one list is left as it is.
+
+    Examples
+    --------
+    >>> std = pl.DataFrame({"player_id": ["1", "2"], "period": ["2025-10", "2025-11"]})
+    >>> rapid = pl.DataFrame({"player_id": ["3"], "period": ["2025-10"]})
+    >>> by_period([std, rapid])["player_id"].to_list()
+    ['1', '3', '2']
+    """
+    rows = pl.concat(lists)
+    return rows if len(lists) == 1 else rows.sort("period", maintain_order=True)
+
+
+def _split(history: warehouse.History, batch: FederationBatch, keep: Callable[[pl.Expr], pl.Expr],
+           ) -> tuple[warehouse.History, FederationBatch]:
+    """The history and the batch restricted to the competitions whose point ``keep`` selects."""
+    def ids(comps: pl.DataFrame) -> list[str]:
+        dated = comps.join(_points(comps).select("competition_id", "point"), on="competition_id", how="left")
+        return dated.filter(keep(pl.col("point"))).get_column("competition_id").to_list()
+
+    old, new = ids(history.competitions), ids(batch.competitions)
+    part = replace(history, competitions=history.competitions.filter(pl.col("competition_id").is_in(old)),
+                   games=history.games.filter(pl.col("competition_id").is_in(old)))
+    tonight = replace(batch, competitions=batch.competitions.filter(pl.col("competition_id").is_in(new)),
+                      games=batch.games.filter(pl.col("competition_id").is_in(new)))
+    return part, tonight
+
+
+def rate_from(
+    history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None,
+    at: str, checkpoints: Mapping[str, warehouse.Checkpoint], lists: list[str],
+    only_list: Callable[[warehouse.History, FederationBatch, str], tuple[warehouse.History, FederationBatch]],
+) -> dict[str, Rated]:
+    """Each list rated from its checkpoint at ``at`` through tonight (the lists' parts, as
+    :func:`rating.run.rate` gives them from the seed, from ``at`` on)."""
+    parts: dict[str, Rated] = {}
+    for name in lists:
+        part, tonight = only_list(history, batch, name)
+        if name != lists[0] and part.competitions.height == 0 and tonight.competitions.height == 0:
+            continue
+        in_force = None
+        if name != lists[0]:
+            first = parts[lists[0]]
+            in_force = StandardInForce.of(checkpoints[lists[0]].state, first.run.changes)
+        parts[name] = continue_list(part, tonight, {**config, "lists": [name]}, as_of, at, checkpoints.get(name),
+                                    in_force)
+    return parts
+
+
+def continue_list(
+    history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None, at: str,
+    checkpoint: warehouse.Checkpoint | None, in_force: StandardInForce | None,
+) -> Rated:
+    """One list rated from ``checkpoint`` (None: a list with nothing rated before ``at``) through
+    every competition of period ``at`` and after, the pooled games replayed and their rows dropped."""
+    from rating.run import finish_rated  # the seed's run's last steps (names, progress, the Rated)
+
+    fed = batch.federation
+    accepted, games, players = history.laid_over(batch.competitions, batch.games, batch.players)
+    points = _points(accepted)
+    tail = points.filter(pl.col("point") >= at).get_column("competition_id").implode()
+    before = points.filter(pl.col("point") < at)
+    state = checkpoint.state if checkpoint is not None else engine.state_from_seed(history.seed)
+    comps = accepted.filter(pl.col("competition_id").is_in(tail))
+    rated_games = games.filter(pl.col("competition_id").is_in(tail))
+    # Nothing of this list from the checkpoint on: no replay either (its periods would date the state).
+    pooled = checkpoint.pooled if checkpoint is not None and comps.height else empty(EXPLANATIONS_SCHEMA)
+    go_on = continue_from(state, pooled,
+                          accepted.filter(pl.col("competition_id").is_in(before["competition_id"].implode())))
+    declared = engine.own_declared_ratings(players, fed)
+    if in_force is not None:
+        # A player the list knows at the checkpoint entered it before (rated, or pooling games).
+        filled = in_force.fill_declared(declared, comps, rated_games)
+        known = state.get_column("player_id").implode()
+        declared = filled.join(declared.select("player_id", pl.col("declared_rating").alias("_own")), on="player_id",
+                               how="left", maintain_order="left").with_columns(
+            pl.when(pl.col("player_id").is_in(known)).then(pl.col("_own")).otherwise(pl.col("declared_rating"))
+            .alias("declared_rating")).drop("_own") if "declared_rating" in declared.columns else filled
+    run = engine.rate_history(fed, pl.concat([comps, go_on.competitions], how="diagonal_relaxed"),
+                              pl.concat([rated_games, go_on.games], how="diagonal_relaxed"), go_on.seed,
+                              config=config, players=declared)
+    # The replay holds every game a pooled player pooled, so that each period it replays sees the pool
+    # the run from the seed saw there, which rated no one. Should it rate someone (a pooled game not
+    # stored), the run would not equal the run from the seed: start from the seed.
+    replayed = go_on.competitions.get_column("competition_id").implode()
+    if run.changes.filter(pl.col("competition_id").is_in(replayed) & pl.col("rating_before").is_null()
+                          & pl.col("rating_after").is_not_null()).height:
+        raise CannotContinue(f"{fed}: a pooled player would earn a rating in the games replayed before {at}")
+    changes, explanations, ratings = go_on.finish(run.changes, run.explanations, run.ratings, state)
+    start = checkpoint.start if checkpoint is not None else engine.state_from_seed(history.seed)
+    done = finish_rated(fed, engine.RatingRun(changes, explanations, ratings), accepted, games, players, config, as_of,
+                        start=start)
+    changed = [*batch.competitions.get_column("competition_id").to_list(), *batch.rerate]
+    return replace(done, cut=at, changed=list(dict.fromkeys(changed)))
+
+
+def next_checkpoints(
+    history: warehouse.History, batch: FederationBatch, config: dict[str, object], lists: list[str],
+    parts: Mapping[str, Rated], changes: pl.DataFrame, explanations: pl.DataFrame,
+    start: tuple[str, Mapping[str, warehouse.Checkpoint]] | None, rate_list: RateList,
+    only_list: Callable[[warehouse.History, FederationBatch, str], tuple[warehouse.History, FederationBatch]],
+) -> tuple[warehouse.Checkpoint, ...]:
+    """The checkpoints at the start of the last period rated, for the next night (none: it cannot
+    continue, and re-rates from the seed).
+
+    ``parts``, ``changes``, ``explanations``: this run (from the seed, or from ``start``: its point and
+    checkpoints); ``rate_list`` rates a list through the competitions of a history as this run did.
+    """
+    accepted, _, _ = history.laid_over(batch.competitions, batch.games, batch.players)
+    if accepted.height == 0:
+        return ()
+    at = str(_points(accepted).get_column("point").max())
+    for name in lists:
+        # An adjustment the periods before the checkpoint cross, with games pooled across it still in
+        # the window: the state at the checkpoint is not all a run from it needs. One still to come is
+        # for the next run to refuse (:func:`plan`).
+        if any(window_start(_day(at)) < day < _day(at) for day, _ in adjustments_of(batch.federation, config, name)):
+            return ()
+    base = (0, 0) if start is None else (start[1][lists[0]].n_changes, start[1][lists[0]].n_explanations)
+    period = at[:7]
+    offsets = (base[0] + changes.filter(pl.col("period") < period).height,
+               base[1] + explanations.filter(pl.col("period") < period).height)
+    if start is not None and start[0] == at:
+        return tuple(replace(c, n_changes=offsets[0], n_explanations=offsets[1]) for c in start[1].values())
+    head_history, head_batch = _split(history, batch, lambda p: p < at)
+    out: list[warehouse.Checkpoint] = []
+    in_force: StandardInForce | None = None
+    for name in lists:
+        if name not in parts:
+            continue
+        part, tonight = only_list(head_history, head_batch, name)
+        before = None if start is None else start[1].get(name)
+        head = rate_list(part, tonight, name, before, in_force)
+        if name == lists[0]:
+            seed = before.state if before is not None else history.seed
+            in_force = StandardInForce.of(seed, head.run.changes)
+        out.append(_checkpoint(batch.federation, config, name, at, offsets, head, before, part.seed))
+    return tuple(out)
+
+
+def _checkpoint(federation: str, config: dict[str, object], name: str, at: str, offsets: tuple[int, int],
+                head: Rated, before: warehouse.Checkpoint | None, seed: pl.DataFrame) -> warehouse.Checkpoint:
+    """List ``name``'s checkpoint at ``at`` from the run through the periods before it (``head``)."""
+    state = checkpoint_state(head.run.ratings, head.run.changes, before.state if before is not None else seed)
+    # Every game a player still unrated pooled, not only those of the window before the checkpoint:
+    # replayed, each period before it must see the pool the run from the seed saw (which rated no one).
+    unrated = state.filter(pl.col("rating").is_null()).get_column("player_id").implode()
+    kept = [head.run.explanations] + ([before.pooled] if before is not None else [])
+    pooled = pl.concat([conform(e, EXPLANATIONS_SCHEMA) for e in kept]).filter(
+        pl.col("player_id").is_in(unrated) & pl.col("opponent_rating").is_not_null())
+    points = _points(head.competitions).select("competition_id", "end_date", "point")
+    dated = head.run.changes.join(points, on="competition_id", how="inner", maintain_order="left")
+    previous = _previous(at).isoformat()
+    start = next(s for _, s in engine.states_at(federation, head.start_state, dated, [previous],
+                                                          config=config))
+    from rating.run import (
+        adjusted_at,  # the adjustments in force at a point, as publication applies them
+    )
+
+    start = adjusted_at(start, previous, head, dated)
+    return warehouse.Checkpoint(name, at, offsets[0], offsets[1], state, pooled, start)
+

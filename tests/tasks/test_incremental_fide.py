@@ -1,0 +1,208 @@
+"""FIDE's incremental nights equal a full re-rate from the seed, row for row, with rapid, blitz and newcomers.
+
+Hypothesis draws a seeded standard list (rated players, some with a printed K, unrated ones),
+newcomers who enter through pooled games, tournaments on the three lists over nearly three years
+(some spanning a list day), and the nights they arrive in: in date order (each night continues
+from the stored checkpoint, :mod:`rating.continued`) or in any order (a late file re-rates from
+the seed). Each night runs what the nightly runs, without Prefect: ``rating.history_to_rate``,
+``rating.rate`` over the stored state, ``warehouse.load_batch`` with the run's rows and
+checkpoints, ``publication.apply_editions``. The warehouse must equal one night that rates
+everything from the seed: the same ``rating_changes``, ``explanations`` and ``ratings`` rows, and
+every edition published, as corrected since, holds the figures the full run publishes at its
+point. On SQLite and on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Iterator
+from datetime import date, timedelta
+from typing import TypedDict
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+from sqlalchemy.engine import Engine
+
+import warehouse
+from flows.config import federation_config
+from formats.schema import (
+    BYES_SCHEMA,
+    COMPETITIONS_SCHEMA,
+    FINDINGS_SCHEMA,
+    GAMES_SCHEMA,
+    PLAYERS_SCHEMA,
+    conform,
+    empty,
+)
+from publication import apply_editions, effective
+from rating import Stored, history_to_rate, rate
+from tasks.ingest import FederationBatch
+from tests.tasks.test_incremental import _rows
+from warehouse.models import Explanation, Rating, RatingChange
+
+SEEDED = [f"{1000 + i}" for i in range(8)]
+NEW = [f"{2000 + i}" for i in range(6)]
+FIRST = date(2025, 1, 6)
+_serial = itertools.count()
+SEEN = {"nights": 0, "continued": 0, "continued with rapid or blitz": 0, "pooled players at a checkpoint": 0}
+
+
+@pytest.fixture(scope="module")
+def sqlite_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    db = warehouse.get_engine(f"sqlite:///{tmp_path_factory.mktemp('incremental-fide') / 'w.db'}")
+    yield db
+    db.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def db(request: pytest.FixtureRequest) -> Engine:
+    return request.getfixturevalue("sqlite_db" if request.param == "sqlite" else "pg_db")  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def pg_db() -> Iterator[Engine]:
+    from tests.conftest import postgres_database
+
+    with postgres_database() as url:
+        db = warehouse.get_engine(url)
+        yield db
+        db.dispose()
+
+
+class Tournament(TypedDict):
+    """A drawn tournament: id, first and last day (days after FIRST), list, games."""
+
+    id: str
+    start: int
+    end: int
+    modality: str
+    games: list[tuple[int, str, str, float]]   # (round, player_a, player_b, score_a)
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> tuple[list[Tournament], list[list[int]]]:
+    """Tournaments and the nights they arrive in (indexes into the tournaments)."""
+    n = draw(st.integers(3, 9))
+    tournaments: list[Tournament] = []
+    for k in range(n):
+        start = draw(st.integers(0, 1000))  # beyond the 26 months of the initial-rating window
+        end = start + draw(st.sampled_from([0, 2, 6, 20]))
+        modality = draw(st.sampled_from(["standard", "standard", "rapid", "blitz"]))
+        who = draw(st.lists(st.sampled_from(SEEDED + NEW), min_size=2, max_size=8, unique=True))
+        games = []
+        for rnd in range(1, draw(st.integers(1, 5)) + 1):
+            for a, b in zip(who[0::2], who[1::2], strict=False):
+                games.append((rnd, a, b, draw(st.sampled_from([1.0, 0.5, 0.0]))))
+            who = who[1:] + who[:1]
+        tournaments.append({"id": f"T{k:02d}", "start": start, "end": end, "modality": modality, "games": games})
+    in_order = draw(st.booleans())
+    order = (sorted(range(n), key=lambda i: (tournaments[i]["end"], i)) if in_order
+             else list(draw(st.permutations(range(n)))))
+    cuts = sorted(draw(st.sets(st.integers(1, n - 1), max_size=n - 1)))
+    return tournaments, [order[a:b] for a, b in zip([0, *cuts], [*cuts, n], strict=True)]
+
+
+def _batch(fed: str, tournaments: list[Tournament]) -> FederationBatch:
+    rows, games, files = [], [], []
+    for t in tournaments:
+        sha = hashlib.sha256(f"{fed} {t}".encode()).hexdigest()
+        source = f"{t['id']}.results.csv"
+        files.append({"source": source, "source_sha256": sha, "format": "interchange-results", "n_findings": 0})
+        rows.append({"federation": fed, "competition_id": t["id"], "name": t["id"],
+                     "start_date": FIRST + timedelta(days=t["start"]), "end_date": FIRST + timedelta(days=t["end"]),
+                     "rounds": 5, "modality": t["modality"], "results_public": True, "source": source,
+                     "source_sha256": sha})
+        for line, (rnd, a, b, score) in enumerate(t["games"], start=2):
+            games.append({"federation": fed, "competition_id": t["id"], "round": rnd, "player_a": a, "player_b": b,
+                          "score_a": score, "status": "played", "source_line": line})
+    everyone = SEEDED + NEW
+    return FederationBatch(
+        federation=fed, files=pl.DataFrame(files),
+        competitions=conform(pl.DataFrame(rows), COMPETITIONS_SCHEMA).with_columns(pl.lit("accepted").alias("status")),
+        players=conform(pl.DataFrame({"federation": fed, "player_id": everyone,
+                                      "birth_year": [1990, 2010, 1980, 2008, 1975, 2000, 1999, 2012,
+                                                     1985, 2011, 1970, 2001, 1995, 1960]}), PLAYERS_SCHEMA),
+        games=(conform(pl.DataFrame(games), GAMES_SCHEMA) if games else empty(GAMES_SCHEMA)).with_columns(
+            pl.lit(True).alias("rated")),
+        byes=empty(BYES_SCHEMA), findings=empty(FINDINGS_SCHEMA),
+    )
+
+
+def _seed(fed: str) -> pl.DataFrame:
+    return pl.DataFrame({
+        "federation": fed, "player_id": SEEDED, "name": [f"P{p}" for p in SEEDED],
+        "rating": [2410.0, 2150.0, 1890.0, 1720.0, 1600.0, 1999.0, None, None],
+        "games": [200, 40, 12, 5, 0, 60, 0, 0], "k": [10, None, 40, None, None, 20, None, None],
+        "as_of": date(2025, 1, 1),
+    }, schema_overrides={"k": pl.Int32})
+
+
+def _night(db: Engine, fed: str, batch: FederationBatch, day: date, *, full: bool) -> str | None:
+    """One night; returns where it rated from (None: from the seed)."""
+    config = federation_config("fide")
+    stored = None if full else Stored.from_warehouse(db, fed)
+    history = history_to_rate(db, batch, config, stored, day)
+    rated = rate(history, batch, config, day, stored=stored, checkpoints=True)
+    warehouse.load_batch(db, warehouse.LoadBatch(
+        federation=fed, files=batch.files, competitions=batch.competitions, players=batch.players,
+        games=batch.games, byes=batch.byes, findings=batch.findings, changes=rated.run.changes,
+        explanations=rated.run.explanations, ratings=rated.run.ratings,
+        derived_offset=rated.derived_offset, derived_basis=rated.basis, checkpoints=rated.checkpoints,
+    ))
+    apply_editions(db, fed, rated, config, day)
+    if rated.cut is not None:
+        SEEN["continued"] += 1
+        SEEN["continued with rapid or blitz"] += len(rated.lists) > 1
+        SEEN["pooled players at a checkpoint"] += any(c.pooled.height for c in rated.checkpoints)
+    return rated.cut
+
+
+@pytest.mark.hypothesis
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(histories())
+def test_fide_nights_equal_a_full_rerate(db: Engine, history: tuple[list[Tournament], list[list[int]]]) -> None:
+    tournaments, nights = history
+    n = next(_serial)
+    inc, full = f"fide-inc-{n}", f"fide-full-{n}"
+    for fed in (inc, full):
+        warehouse.load_seed(db, fed, _seed(fed), source=f"{fed}.ratings.csv", source_sha256=f"seed-{fed}")
+    last = FIRST
+    for night in nights:
+        last = max(last, *(FIRST + timedelta(days=tournaments[k]["end"] + 1) for k in night))
+        _night(db, inc, _batch(inc, [tournaments[k] for k in night]), last, full=False)
+        SEEN["nights"] += 1
+    _night(db, full, _batch(full, tournaments), last, full=True)
+
+    for model, order in ((RatingChange, "seq"), (Explanation, "seq"), (Rating, "player_id")):
+        result, expected = _rows(db, model, inc, order), _rows(db, model, full, order)
+        assert_frame_equal(result, expected, check_dtypes=False)
+
+    # Every edition, as corrected since, lists the ratings the full run lists at its point (a newcomer
+    # still unrated is no figure a correction carries). A correcting edition published before its
+    # list's day (the state after everything) has no ordinary edition of the full run to match.
+    full_editions = warehouse.editions(db, full, all_lists=True, first_list="standard")
+    fixes = warehouse.edition_corrections(db, inc)
+    for row in warehouse.editions(db, inc, all_lists=True, first_list="standard").iter_rows(named=True):
+        same = full_editions.filter((pl.col("covers") == row["covers"])
+                                    & pl.col("list_name").eq_missing(row["list_name"]))
+        if row["kind"] == "correcting" and same.height == 0:
+            continue
+        assert same.height == 1, f"no full edition of {row['list_name']} at {row['covers']}"
+        expected = warehouse.edition_entries(db, int(same["list_id"][0])).select("player_id", "rating")
+        result = effective(warehouse.edition_entries(db, int(row["list_id"])),
+                           fixes.filter(pl.col("edition") == row["edition"]))
+        assert_frame_equal(result.drop_nulls("rating").sort("player_id"),
+                           expected.drop_nulls("rating").sort("player_id"), check_dtypes=False)
+
+
+def test_the_nights_drawn_continue_from_checkpoints(sqlite_db: Engine) -> None:
+    """The draws above cover what the checkpoints are for: nights that continue, with rapid or
+    blitz, and newcomers pooling games across a checkpoint."""
+    if not SEEN["nights"]:
+        test_fide_nights_equal_a_full_rerate(sqlite_db)
+    assert SEEN["continued"] > 5 and SEEN["continued with rapid or blitz"] > 2, SEEN
+    assert SEEN["pooled players at a checkpoint"] > 0, SEEN
