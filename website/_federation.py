@@ -38,11 +38,12 @@ _SEVERITY_ORDER = {"reject": 0, "exclude": 1, "warn": 2}
 
 #: Cards rendered per block of players: the games of a block (the explanations, the warehouse's
 #: largest table) are read, made into rows and rendered, then dropped before the next block's, so
-#: the site's memory follows a block, not the archive. FIDE's players have about 100 explanation
-#: rows each (40M rows, 400,000 players): a block of 10,000 is 1M rows, about 0.5 GB as the rows
-#: the cards are made from (docs/benchmarks.md), within the 2 GB the site may use; and 40 blocks
-#: at that size, each one read through the players' index and one fork of the workers.
-CARD_BLOCK = 10_000
+#: the site's memory follows a block, not the archive. A row costs about 0.9 KB at the main
+#: process's peak (the frame, and the Python rows the workers share), and FIDE's players have
+#: about 100 rows each (40M rows, 400,000 players): a block of 5,000 players adds about 0.45 GB,
+#: which leaves most of the 2 GB target to the rest of the federation, for 80 blocks at FIDE's
+#: size (a read through the players' index and a fork of the workers each; docs/benchmarks.md).
+CARD_BLOCK = 5_000
 
 
 def render_competition(pages: _Pages, item: tuple[dict[str, Any], str]) -> None:
