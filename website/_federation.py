@@ -36,6 +36,15 @@ if TYPE_CHECKING:  # the warehouse's engine type; SQLAlchemy itself stays in war
 #: A finding's place on a competition's page: rejections first, then exclusions, then warnings.
 _SEVERITY_ORDER = {"reject": 0, "exclude": 1, "warn": 2}
 
+#: Cards rendered per block of players: the games of a block (the explanations, the warehouse's
+#: largest table) are read, made into rows and rendered, then dropped before the next block's, so
+#: the site's memory follows a block, not the archive. A row costs about 0.9 KB at the main
+#: process's peak (the frame, and the Python rows the workers share), and FIDE's players have
+#: about 100 rows each (40M rows, 400,000 players): a block of 5,000 players adds about 0.45 GB,
+#: which leaves most of the 2 GB target to the rest of the federation, for 80 blocks at FIDE's
+#: size (a read through the players' index and a fork of the workers each; docs/benchmarks.md).
+CARD_BLOCK = 5_000
+
 
 def render_competition(pages: _Pages, item: tuple[dict[str, Any], str]) -> None:
     """Write a competition's page (the organiser's report and the changes it produced), ``item``:
@@ -63,10 +72,11 @@ def _chunks(items: Sequence[Any], render: Callable[[Any], None]) -> list[Callabl
 
 
 def _plan(pages: _Pages, engine: Engine, previous: Mapping[str, Any] | None, clock: _Clock,
-          ) -> tuple[list[Callable[[], None]], dict[str, Any]]:
+          ) -> tuple[list[Callable[[], None]], list[str], dict[str, Any]]:
     """Render the full editions' pages whose key changed, and return the jobs that render the other
-    pages whose key changed (their rows made, for the workers to use without polars), and the
-    federation's state for the next generation."""
+    editions' and the competitions' pages whose key changed (their rows made, for the workers to use
+    without polars), the players whose card must be rendered (:func:`_render_cards` renders them),
+    and the federation's state for the next generation."""
     fed, writer = pages.fed, pages.writer
     latest = pages.latest
     wanted = []
@@ -83,32 +93,48 @@ def _plan(pages: _Pages, engine: Engine, previous: Mapping[str, Any] | None, clo
     to_render, state = _plan_cards(fed, engine, previous, writer, _digest(sorted(pages.player_names.items())),
                                    pages.player_ids, lambda pid: (pages.card_page(pid), pages.base_key(pid)))
     clock.lap("plan")
-    _read_explanations(pages, engine, to_render)
-    clock.lap("read")
     # The jobs' rows, made before the workers are forked (they use no polars): only those of the pages
     # rendered, a fraction of the archive on a night.
     left = [e["index"] for e, as_list, _ in wanted if (e["index"], as_list) not in rendered]
     pages.slices.only(left)
     if pages.changed_on is not None:
         pages.changed_on.only(left)
-    for rows in (pages.history, fed.changes):
-        rows.only(to_render)
     for rows in (fed.changes_by_competition, fed.findings):
         rows.only(c["competition_id"] for c, _ in outcomes)
-    jobs += (_chunks([p for p in pages.player_ids if p in to_render], functools.partial(render_card, pages))
-             + _chunks(outcomes, functools.partial(render_competition, pages)))
-    return jobs, state
+    jobs += _chunks(outcomes, functools.partial(render_competition, pages))
+    return jobs, [p for p in pages.player_ids if p in to_render], state
 
 
-def _read_explanations(pages: _Pages, engine: Engine, to_render: set[str]) -> None:
-    """The games of the cards to render (every card's, when that is more than half of them)."""
+def _render_cards(pages: _Pages, engine: Engine, cards: list[str], workers: int, clock: _Clock) -> None:
+    """Render the cards of ``cards`` (players, in order), :data:`CARD_BLOCK` players at a time: each
+    block's games are read, made into rows and rendered (by jobs, in ``workers`` forked workers),
+    then dropped before the next block's are read, and so are its players' lines and changes."""
     fed = pages.fed
-    # More than half the cards: one read of every row costs less than the lists of ids.
-    read = queries.site_explanations(engine, fed.federation, None if 2 * len(to_render) > len(pages.player_ids)
-                                     else to_render)
+    # More than half the cards in one block: one read of every row costs less than the lists of ids.
+    whole = 2 * len(cards) > len(pages.player_ids) and len(cards) <= CARD_BLOCK
+    for start in range(0, len(cards), CARD_BLOCK):
+        block = cards[start:start + CARD_BLOCK]
+        fed.explanations, pages.last_explained = {}, {}
+        _read_explanations(pages, engine, block, whole)
+        for rows in (pages.history, fed.changes):
+            rows.only(block, more=start + CARD_BLOCK < len(cards))
+        clock.lap("read")
+        _run_jobs(_chunks(block, functools.partial(render_card, pages)), pages.writer, workers)
+        clock.lap("pages")
+    fed.explanations, pages.last_explained = {}, {}
+
+
+def _read_explanations(pages: _Pages, engine: Engine, block: list[str], whole: bool) -> None:
+    """The games of a block of cards (``whole``: every row of the federation, the block being every
+    card, or most of them)."""
+    fed = pages.fed
+    read = queries.site_explanations(engine, fed.federation, None if whole else set(block))
     # One list of game tuples (GAME_COLUMNS) per player, competition and period, in rating order:
-    # grouped by polars, the tuples made only when a card asks (in the worker that renders it).
-    fed.explanations = _Grouped(read, ["player_id", "competition_id", "period"], GAME_COLUMNS)
+    # grouped by polars, and made into rows here, before the workers fork: once, not in each of them.
+    explanations = _Grouped(read, ["player_id", "competition_id", "period"], GAME_COLUMNS)
+    players = set(block)
+    explanations.only(k for k in explanations if k[0] in players)
+    fed.explanations = explanations
     pages.last_explained = dict(read.group_by("player_id").agg(pl.col("seq").max()).iter_rows())
 
 
@@ -125,13 +151,15 @@ def _render_federation(
     clock.lap("prepare")
     pages.plan_keys()
     clock.lap("keys")
-    jobs, state = _plan(pages, engine, previous, clock)
+    jobs, cards, state = _plan(pages, engine, previous, clock)
     base, latest, editions, common = pages.base, pages.latest, pages.editions, pages.common
     if pages.by_change:
         # The cards' rank on the current edition (site.js fills it in): one file a night, not every card.
         writer.write(f"{base}/ranks.js", _ranks_script(latest, pages.current_rows))
-    _run_jobs(jobs, writer, workers if len(pages.player_ids) >= parallel_from else 1)
+    workers = workers if len(pages.player_ids) >= parallel_from else 1
+    _run_jobs(jobs, writer, workers)
     clock.lap("pages")
+    _render_cards(pages, engine, cards, workers, clock)
     _write_archive(fed, writer, common, editions, pages.extra_columns)
     result.players[fed.federation] = len(pages.player_ids)
     result.competitions[fed.federation] = len(fed.competitions)

@@ -43,7 +43,8 @@ class _Federation:
     #: where it changed (+ ed, change, new, was_listed; rank where the edition is in ``entries``).
     lines: pl.DataFrame | None = None
     #: (player, competition, period) -> GAME_COLUMNS tuples, read for the cards that are rendered
-    #: (:func:`_plan_cards`), after everything else.
+    #: (:func:`_plan_cards`), after everything else, one block of players at a time
+    #: (:func:`website._federation._render_cards`).
     explanations: Mapping[tuple[str, str, str | None], list[tuple[Any, ...]]] = field(default_factory=dict)
 
 

@@ -51,10 +51,24 @@ class _Grouped(Mapping[Any, list[tuple[Any, ...]]]):
             self._index[tuple(values) if len(key) > 1 else values[0]] = (start, start + count)
             start += count
 
-    def only(self, keys: Iterable[Any]) -> None:
+    def only(self, keys: Iterable[Any], *, more: bool = False) -> None:
         """Make the rows of ``keys`` (those of the index) and drop the frame: a later look-up of another
-        key raises, so a page left out of a night's plan fails loudly instead of showing no rows."""
-        assert self._frame is not None, "only() once, before any look-up"
+        key raises, so a page left out of a night's plan fails loudly instead of showing no rows.
+
+        ``more``: keep the frame, for a later call to make the rows of another block of keys in
+        place of these (the cards, rendered a block of players at a time).
+
+        >>> rows = _Grouped(pl.DataFrame({"p": ["b", "a", "c"], "x": [1, 2, 3]}), ["p"], ["x"])
+        >>> rows.only(["a"], more=True); rows["a"]
+        [(2,)]
+        >>> rows.only(["b", "c"]); rows["c"], "a" in rows
+        ([(3,)], True)
+        >>> rows["a"]
+        Traceback (most recent call last):
+        ...
+        RuntimeError: rows of 'a' were not made (only() left it out)
+        """
+        assert self._frame is not None, "only() before any look-up, and again only after only(more=True)"
         made: dict[Any, tuple[int, int]] = {}
         taken: list[int] = []
         for key in sorted({k for k in keys if k in self._index}, key=lambda k: self._index[k]):
@@ -63,7 +77,9 @@ class _Grouped(Mapping[Any, list[tuple[Any, ...]]]):
             taken.extend(range(start, end))
         kept = self._frame[taken]
         self._columns = [kept.get_column(c).to_list() for c in kept.columns]
-        self._made, self._frame = made, None
+        self._made = made
+        if not more:
+            self._frame = None
 
     def __getitem__(self, key: Any) -> list[tuple[Any, ...]]:
         if key not in self._index:
@@ -94,9 +110,9 @@ class _Dicts(Mapping[Any, list[dict[str, Any]]]):
         self._rows = _Grouped(frame, key, columns)
         self._names = tuple(columns)
 
-    def only(self, keys: Iterable[Any]) -> None:
+    def only(self, keys: Iterable[Any], *, more: bool = False) -> None:
         """:meth:`_Grouped.only`."""
-        self._rows.only(keys)
+        self._rows.only(keys, more=more)
 
     def __getitem__(self, key: Any) -> list[dict[str, Any]]:
         return [dict(zip(self._names, row, strict=True)) for row in self._rows[key]]
