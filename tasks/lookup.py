@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import polars as pl
@@ -25,6 +25,9 @@ from formats.list_exports import EXPORT_FORMATS, ListHeader, export_file_name, e
 from publication import report_from_warehouse
 from tasks.runtime import task
 from warehouse.lookups import competitions_of_file, file_findings
+
+if TYPE_CHECKING:  # the warehouse's engine type; SQLAlchemy itself stays in warehouse/
+    from sqlalchemy.engine import Engine
 
 __all__ = [
     "INTEGER_SYSTEMS", "LIST_COLUMNS", "Edition", "export_entries", "find_edition", "read_edition_entries",
@@ -74,7 +77,13 @@ def find_edition(
 @task(name="read_edition_entries")
 def read_edition_entries(warehouse_url: str | None, list_id: int) -> pl.DataFrame:
     """The rows of one published edition, in the published order, as ``ratings list`` prints them."""
-    frame = warehouse.edition_entries(warehouse.get_engine(warehouse_url), list_id)
+    return edition_rows(warehouse.get_engine(warehouse_url), list_id)
+
+
+def edition_rows(db: Engine, list_id: int) -> pl.DataFrame:
+    """:func:`read_edition_entries` on an open warehouse (a caller reading many editions opens it once:
+    an engine a call keeps its connections until it is collected)."""
+    frame = warehouse.edition_entries(db, list_id)
     return frame.select([c for c in LIST_COLUMNS if c in frame.columns])
 
 

@@ -62,7 +62,7 @@ def write_list_downloads(
     how many files were written."""
     from formats.list_exports import SITE_DOWNLOADS, ListHeader, export_file_name
     from formats.safety import atomic_write_bytes, path_inside
-    from tasks.lookup import Edition, export_entries, list_file, read_edition_entries
+    from tasks.lookup import Edition, edition_rows, export_entries, list_file
     from website.safe import folder_name
 
     db = warehouse.get_engine(warehouse_url)
@@ -84,7 +84,8 @@ def write_list_downloads(
                 if (folder / name).is_file():
                     continue
                 if entries is None:
-                    entries = export_entries.fn(read_edition_entries.fn(warehouse_url, edition.list_id), edition, config)
+                    # The engine opened above: one per edition would hold a connection each until collected.
+                    entries = export_entries.fn(edition_rows(db, edition.list_id), edition, config)
                 name, data = list_file.fn(entries, edition, fmt)
                 atomic_write_bytes(folder / name, data)
                 written += 1

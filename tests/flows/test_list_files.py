@@ -98,3 +98,26 @@ def test_the_site_offers_each_edition_in_the_federations_format(night: Path) -> 
     again = ratings(night, "site", "--out", "site")
     assert again.returncode == 0, again.stderr
     assert {f: f.stat().st_mtime_ns for f in files} == stamp   # a published edition's file is written once
+
+
+def test_the_downloads_of_many_editions_open_the_warehouse_once(night: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writing every edition's file opens one engine, not one per edition: each engine keeps its
+    pooled connection until it is collected, and a first run of FIDE's archive (hundreds of monthly
+    editions) took more connections than a PostgreSQL server allows (100 by default)."""
+    import warehouse
+    from flows.config import federations
+    from tasks.site import write_list_downloads
+
+    opened: list[str | None] = []
+    real = warehouse.get_engine
+
+    def counted(url: str | None = None, **kw: object) -> object:
+        opened.append(url)
+        return real(url, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(warehouse, "get_engine", counted)
+    url = f"sqlite:///{night / 'ratings.db'}"
+    written = write_list_downloads(url, str(tmp_path / "site"), "ajusc", federations())
+    assert written > 2 and written == len(list((tmp_path / "site" / "ajusc" / "downloads").iterdir()))
+    assert len(opened) == 1
