@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Iterator
 from datetime import date, timedelta
 from typing import TypedDict
 
@@ -40,31 +39,10 @@ from formats.schema import (
 from publication import apply_editions, effective
 from rating import Stored, history_to_rate, rate
 from tasks.ingest import FederationBatch
-from tests.conftest import postgres_database
 from warehouse.models import Explanation, Rating, RatingChange
 
 PLAYERS = [f"{100 + i}" for i in range(10)]
 _serial = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def sqlite_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    db = warehouse.get_engine(f"sqlite:///{tmp_path_factory.mktemp('incremental') / 'w.db'}")
-    yield db
-    db.dispose()
-
-
-@pytest.fixture(scope="module")
-def pg_db() -> Iterator[Engine]:
-    with postgres_database() as url:
-        db = warehouse.get_engine(url)
-        yield db
-        db.dispose()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def db(request: pytest.FixtureRequest) -> Engine:
-    return request.getfixturevalue("sqlite_db" if request.param == "sqlite" else "pg_db")  # type: ignore[no-any-return]
 
 
 class Competition(TypedDict):

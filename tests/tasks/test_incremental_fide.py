@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Iterator
 from datetime import date, timedelta
 from typing import TypedDict
 
@@ -41,36 +40,13 @@ from formats.schema import (
 from publication import apply_editions, effective
 from rating import Stored, history_to_rate, rate
 from tasks.ingest import FederationBatch
+from tests.engine.test_fide_restart import NEW, SEEDED
 from tests.tasks.test_incremental import _rows
 from warehouse.models import Explanation, Rating, RatingChange
 
-SEEDED = [f"{1000 + i}" for i in range(8)]
-NEW = [f"{2000 + i}" for i in range(6)]
 FIRST = date(2025, 1, 6)
 _serial = itertools.count()
 SEEN = {"nights": 0, "continued": 0, "continued with rapid or blitz": 0, "pooled players at a checkpoint": 0}
-
-
-@pytest.fixture(scope="module")
-def sqlite_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    db = warehouse.get_engine(f"sqlite:///{tmp_path_factory.mktemp('incremental-fide') / 'w.db'}")
-    yield db
-    db.dispose()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def db(request: pytest.FixtureRequest) -> Engine:
-    return request.getfixturevalue("sqlite_db" if request.param == "sqlite" else "pg_db")  # type: ignore[no-any-return]
-
-
-@pytest.fixture(scope="module")
-def pg_db() -> Iterator[Engine]:
-    from tests.conftest import postgres_database
-
-    with postgres_database() as url:
-        db = warehouse.get_engine(url)
-        yield db
-        db.dispose()
 
 
 class Tournament(TypedDict):
