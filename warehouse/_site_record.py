@@ -31,6 +31,7 @@ __all__ = [
     "site_derived_blocks",
     "site_explained_from",
     "site_explanations",
+    "site_finding_keys",
     "site_findings",
     "site_last_load",
     "site_players",
@@ -103,17 +104,48 @@ def site_competitions(engine: Engine, federation: str) -> pl.DataFrame:
         return read_frame(conn, query, _COMPETITIONS_SCHEMA)
 
 
-def site_findings(engine: Engine, federation: str) -> pl.DataFrame:
-    """Findings of the current competition versions (FINDINGS_SCHEMA), in the order found."""
+def site_findings(engine: Engine, federation: str, competitions: Collection[str] | None = None) -> pl.DataFrame:
+    """Findings of the current competition versions (FINDINGS_SCHEMA), in the order found
+    (``competitions``: of those only)."""
     query = (
-        sa.select(*(_F[k] for k in FINDINGS_SCHEMA))
+        sa.select(*(_F[k] for k in FINDINGS_SCHEMA), _F.id)
         .select_from(_FINDINGS)
         .join(_COMPETITIONS, _C.id == _F.competition_key)
         .where(_F.federation == federation, _C.status != "superseded")
-        .order_by(_F.id)
+    )
+    schema = {**FINDINGS_SCHEMA, "id": pl.Int64()}
+    with engine.connect() as conn:
+        if competitions is None:
+            return read_frame(conn, query.order_by(_F.id), schema).drop("id")
+        ids = sorted(competitions)
+        parts = [read_frame(conn, query.where(_C.competition_id.in_(ids[i:i + _IDS_PER_QUERY])), schema)
+                 for i in range(0, len(ids), _IDS_PER_QUERY)]
+    return (pl.concat(parts).sort("id") if parts else pl.DataFrame(schema=schema)).drop("id")
+
+
+#: What identifies the findings of a competition's current version (:func:`site_finding_keys`).
+FINDING_KEYS_SCHEMA: dict[str, pl.DataType] = {
+    "competition_id": pl.Utf8(), "findings": pl.Int64(), "first_id": pl.Int64(), "last_id": pl.Int64(),
+}
+
+
+def site_finding_keys(engine: Engine, federation: str) -> pl.DataFrame:
+    """Per current competition version with findings: how many, and their first and last ``id``
+    (FINDING_KEYS_SCHEMA).
+
+    A version's findings are written once, with it, and never change; their ids are given out in
+    one serialised load: the three numbers tell whether a competition page's findings changed,
+    without reading them (a FIDE archive has hundreds of thousands: every forfeit).
+    """
+    query = (
+        sa.select(_C.competition_id, sa.func.count(), sa.func.min(_F.id), sa.func.max(_F.id))
+        .select_from(_FINDINGS)
+        .join(_COMPETITIONS, _C.id == _F.competition_key)
+        .where(_F.federation == federation, _C.status != "superseded")
+        .group_by(_C.competition_id)
     )
     with engine.connect() as conn:
-        return read_frame(conn, query, FINDINGS_SCHEMA)
+        return read_frame(conn, query, FINDING_KEYS_SCHEMA).sort("competition_id")
 
 
 #: Every rating change of a federation (:func:`site_changes`): ``seq``, then RATING_CHANGES_SCHEMA

@@ -25,7 +25,7 @@ from website._editions import (
 )
 from website._manifest import _digest
 from website._reading import _Federation
-from website._rows import _Grouped
+from website._rows import _Dicts, _Grouped
 from website._search import write_search
 from website._writer import _CHUNK, SiteResult, _Clock, _each, _run_jobs, _Writer
 from website.fragments import GAME_COLUMNS, change_rows
@@ -99,8 +99,11 @@ def _plan(pages: _Pages, engine: Engine, previous: Mapping[str, Any] | None, clo
     pages.slices.only(left)
     if pages.changed_on is not None:
         pages.changed_on.only(left)
-    for rows in (fed.changes_by_competition, fed.findings):
-        rows.only(c["competition_id"] for c, _ in outcomes)
+    fed.changes_by_competition.only(c["competition_id"] for c, _ in outcomes)
+    # The findings of the pages rendered only: a FIDE archive has hundreds of thousands (its forfeits).
+    wanted = {c["competition_id"] for c, _ in outcomes}
+    found = queries.site_findings(engine, fed.federation, None if 2 * len(wanted) > len(fed.competitions) else wanted)
+    fed.findings = _Dicts(found, ["competition_id"], found.columns)
     jobs += _chunks(outcomes, functools.partial(render_competition, pages))
     return jobs, [p for p in pages.player_ids if p in to_render], state
 

@@ -31,11 +31,13 @@ class _Federation:
     entries: pl.DataFrame                     # + ed (0-based edition index), prev_rating, new
     players: dict[str, dict[str, Any]]
     competitions: list[dict[str, Any]]
-    findings: _Dicts
     changes: _Dicts  # player -> changes (rating order)
     changes_by_competition: _Dicts
-    #: The frames the two above and ``findings`` are made from (the pages' planning keys hash them).
+    #: The frame the two above are made from (the pages' planning keys hash it).
     change_frame: pl.DataFrame
+    #: What identifies each competition's findings (``warehouse.site.site_finding_keys``): the pages'
+    #: planning keys hash it; the findings themselves are read for the pages rendered only
+    #: (``findings``, by :func:`website._federation._plan`).
     finding_frame: pl.DataFrame
     last_load: dict[str, Any] | None
     corrections: pl.DataFrame | None
@@ -46,6 +48,8 @@ class _Federation:
     #: (:func:`_plan_cards`), after everything else, one block of players at a time
     #: (:func:`website._federation._render_cards`).
     explanations: Mapping[tuple[str, str, str | None], list[tuple[Any, ...]]] = field(default_factory=dict)
+    #: competition -> its findings (FINDINGS_SCHEMA rows), of the competition pages rendered.
+    findings: Mapping[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 def _read(engine: Engine, federation: str, info: dict[str, Any], out: Path, full_lines: int) -> _Federation:
@@ -65,11 +69,11 @@ def _read(engine: Engine, federation: str, info: dict[str, Any], out: Path, full
                                         how="left", maintain_order="left")
     players = {r["player_id"]: r for r in queries.site_players(engine, federation).to_dicts()}
     competitions = queries.site_competitions(engine, federation).to_dicts()
-    finding_frame = queries.site_findings(engine, federation)
+    finding_frame = queries.site_finding_keys(engine, federation)
     change_frame = frames.changes(engine, federation, out)
     return _Federation(
         federation=federation, info=info, editions=editions.to_dicts(), entries=entries,
-        players=players, competitions=competitions, findings=_Dicts(finding_frame, ["competition_id"], finding_frame.columns),
+        players=players, competitions=competitions,
         changes=_Dicts(change_frame, ["player_id"], change_frame.columns),
         changes_by_competition=_Dicts(change_frame, ["competition_id"], change_frame.columns),
         change_frame=change_frame, finding_frame=finding_frame,
