@@ -34,14 +34,22 @@ def differing_changes(before: pl.DataFrame, after: pl.DataFrame) -> pl.DataFrame
     >>> after = pl.DataFrame({"competition_id": ["C", "C"], "player_id": ["1", "3"], "rating_after": [1.0, 3.0]})
     >>> sorted(differing_changes(before, after).get_column("player_id").to_list())
     ['2', '3']
+
+    A FIDE player still unrated has a change row with no rating after: the same on both sides,
+    it is no difference.
+
+    >>> unrated = pl.DataFrame({"competition_id": ["C"], "player_id": ["4"], "rating_after": [None]},
+    ...                        schema_overrides={"rating_after": pl.Float64})
+    >>> differing_changes(unrated, unrated).height
+    0
     """
     key = ["competition_id", "player_id"]
-    left = before.select(*key, pl.col("rating_after").alias("before"))
-    right = after.select(*key, pl.col("rating_after").alias("after"))
+    left = before.select(*key, pl.col("rating_after").alias("before"), pl.lit(True).alias("_was"))
+    right = after.select(*key, pl.col("rating_after").alias("after"), pl.lit(True).alias("_is"))
     joined = left.join(right, on=key, how="full", coalesce=True)
     return joined.filter(
-        pl.col("before").is_null() | pl.col("after").is_null() | (pl.col("before") != pl.col("after"))
-    )
+        pl.col("_was").is_null() | pl.col("_is").is_null() | pl.col("before").ne_missing(pl.col("after"))
+    ).drop("_was", "_is")
 
 
 @task(name="stored_changes")

@@ -101,8 +101,9 @@ def _plan(pages: _Pages, engine: Engine, previous: Mapping[str, Any] | None, clo
         pages.changed_on.only(left)
     fed.changes_by_competition.only(c["competition_id"] for c, _ in outcomes)
     # The findings of the pages rendered only: a FIDE archive has hundreds of thousands (its forfeits).
-    wanted = {c["competition_id"] for c, _ in outcomes}
-    found = queries.site_findings(engine, fed.federation, None if 2 * len(wanted) > len(fed.competitions) else wanted)
+    rendered_ids = {c["competition_id"] for c, _ in outcomes}
+    found = queries.site_findings(engine, fed.federation,
+                                  None if 2 * len(rendered_ids) > len(fed.competitions) else rendered_ids)
     fed.findings = _Dicts(found, ["competition_id"], found.columns)
     jobs += _chunks(outcomes, functools.partial(render_competition, pages))
     return jobs, [p for p in pages.player_ids if p in to_render], state
