@@ -125,12 +125,15 @@ def by_period(lists: list[pl.DataFrame]) -> pl.DataFrame:
 
 def _split(history: warehouse.History, batch: FederationBatch, keep: Callable[[pl.Expr], pl.Expr],
            ) -> tuple[warehouse.History, FederationBatch]:
-    """The history and the batch restricted to the competitions whose point ``keep`` selects."""
+    """The history and the batch restricted to the competitions whose point ``keep`` selects (a
+    competition tonight replaces its stored version, wherever either falls)."""
     def ids(comps: pl.DataFrame) -> list[str]:
         dated = comps.join(_points(comps).select("competition_id", "point"), on="competition_id", how="left")
         return dated.filter(keep(pl.col("point"))).get_column("competition_id").to_list()
 
-    old, new = ids(history.competitions), ids(batch.competitions)
+    replaced = batch.competitions.get_column("competition_id").implode()
+    old = ids(history.competitions.filter(~pl.col("competition_id").is_in(replaced)))
+    new = ids(batch.competitions)
     part = replace(history, competitions=history.competitions.filter(pl.col("competition_id").is_in(old)),
                    games=history.games.filter(pl.col("competition_id").is_in(old)))
     tonight = replace(batch, competitions=batch.competitions.filter(pl.col("competition_id").is_in(new)),

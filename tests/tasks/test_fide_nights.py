@@ -42,6 +42,8 @@ NIGHTS = [
     (date(2026, 1, 2), [("S3", "2025-12-06", "standard"), ("B3", "2025-12-13", "blitz")]),
     (date(2026, 1, 20), [("S4", "2026-01-10", "standard")]),        # the period in progress
     (date(2026, 1, 21), [("LATE", "2025-11-22", "standard")]),      # a file that arrives late
+    (date(2026, 1, 22), [("S3", "2026-01-15", "standard")]),        # S3 corrected: moved into January
+    (date(2026, 1, 28), [("S5", "2026-01-25", "standard")]),        # goes on from the corrected state
 ]
 
 
@@ -85,11 +87,12 @@ def test_a_fide_night_rechecks_only_the_editions_from_the_period_it_changes(
         checked[events[0][0]] = sorted(e for _, wanted in read for e in wanted)
         # Each night continues from the checkpoint the night before left (the start of the last
         # period it rated), but the first and the late one, which re-rate from the seed.
-        assert rated.cut == (None if n in (0, 4) else ["2025-11-01", "2025-12-01", "2026-01-01"][n - 1])
-        assert (rated.derived_offset is None) == (n in (0, 4))
+        assert rated.cut == (None if n in (0, 4, 5) else
+                             ["2025-11-01", "2025-12-01", "2026-01-01", None, None, "2026-02-01"][n - 1])
+        assert (rated.derived_offset is None) == (n in (0, 4, 5))
         # ... and leaves one at the start of the last period it rated, for each list rated so far.
         assert {c.point for c in rated.checkpoints} == {["2025-11-01", "2025-12-01", "2026-01-01", "2026-02-01",
-                                                         "2026-02-01"][n]}
+                                                         "2026-02-01", "2026-02-01", "2026-02-01"][n]}
         assert len(rated.checkpoints) == (2 if n < 2 else 3)
         if events[0][0] == "S4":
             # The period in progress (the list of 2026-02-01): no published edition can have changed.
@@ -98,7 +101,9 @@ def test_a_fide_night_rechecks_only_the_editions_from_the_period_it_changes(
         if events[0][0] == "LATE":
             assert rated.unchanged_before == "2025-12-01"
             assert done.correcting is not None
-        _same_as_the_whole_history(tmp_path, db, [e for _, evs in NIGHTS[:n + 1] for e in evs], day)
+        # A competition sent again replaces its earlier version (S3's correction moves it).
+        so_far = {cid: (cid, d, m) for _, evs in NIGHTS[:n + 1] for cid, d, m in evs}
+        _same_as_the_whole_history(tmp_path, db, list(so_far.values()), day, n)
 
     editions = warehouse.editions(db, "fide", all_lists=True, first_list="standard")
     covers = dict(zip(editions.get_column("edition").to_list(), editions.get_column("covers").to_list(), strict=True))
@@ -117,11 +122,12 @@ def test_a_fide_night_rechecks_only_the_editions_from_the_period_it_changes(
     assert len(set(periods)) >= 3
 
 
-def _same_as_the_whole_history(tmp_path: Path, db: Engine, events: list[tuple[str, str, str]], day: date) -> None:
+def _same_as_the_whole_history(tmp_path: Path, db: Engine, events: list[tuple[str, str, str]], day: date,
+                               n: int) -> None:
     """The stored rows are those of the history so far rated at once from the seed, in the same order."""
-    whole = warehouse.get_engine(f"sqlite:///{tmp_path / f'whole-{len(events)}.db'}")
+    whole = warehouse.get_engine(f"sqlite:///{tmp_path / f'whole-{n}.db'}")
     warehouse.load_seed(whole, "fide", SEED, source="s.ratings.csv", source_sha256="s")
-    folder = tmp_path / f"whole-{len(events)}"
+    folder = tmp_path / f"whole-{n}"
     folder.mkdir()
     _rate_and_publish(whole, "fide", _batch(folder, events), federation_config("fide"), day, full=True)
     for table, frame in _derived(whole).items():
