@@ -149,14 +149,19 @@ class StandardInForce:
             "player_id", pl.col("rating").alias("entry_rating")
         ).sort("player_id")
 
-    def fill_declared(self, players: pl.DataFrame, competitions: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    def fill_declared(self, players: pl.DataFrame, competitions: pl.DataFrame, games: pl.DataFrame,
+                      entered: pl.Series | None = None) -> pl.DataFrame:
         """``players`` with the entry rating where the files declare none (or 0, "unrated").
 
         The engine starts a player not on the seed from his declared rating; a seeded or
         computed rating always wins over it (:func:`engine.fide_elo.rate_history`), so the
-        entry rating only counts for a player the list has not rated yet.
+        entry rating only counts for a player the list has not rated yet. ``entered``: players
+        who entered the list before ``competitions`` (a run continued from a checkpoint), whose
+        entry was taken then: they get none now.
         """
         entry = self.at_first_start(competitions, games)
+        if entered is not None:
+            entry = entry.filter(~pl.col("player_id").is_in(entered.implode()))
         if "declared_rating" not in players.columns:
             players = players.with_columns(pl.lit(None, pl.Float64).alias("declared_rating"))
         out = players.join(entry, on="player_id", how="full", coalesce=True, maintain_order="left")

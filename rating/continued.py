@@ -31,6 +31,7 @@ from engine.fide_restart import can_continue, checkpoint_state, continue_from, w
 from engine.lists import StandardInForce, adjustments_of, list_of_competitions
 from formats.batch import FederationBatch
 from formats.schema import EXPLANATIONS_SCHEMA, conform, empty
+from rating.history import LAST
 from rating.state import Rated
 
 __all__ = ["CannotContinue", "by_period", "games_from", "next_checkpoints", "plan", "rate_from"]
@@ -78,7 +79,7 @@ def plan(history: warehouse.History, batch: FederationBatch, config: dict[str, o
 
     ``same``: the point before which nothing changed (:func:`rating.history.unchanged_before`).
     """
-    if same is None or same == "~" or not checkpoints:
+    if same is None or same == LAST or not checkpoints:
         return None
     point = {c.point for c in checkpoints.values()}
     if len(point) != 1 or lists[0] not in checkpoints:
@@ -175,7 +176,8 @@ def continue_list(
     points = _points(accepted)
     tail = points.filter(pl.col("point") >= at).get_column("competition_id").implode()
     before = points.filter(pl.col("point") < at)
-    state = checkpoint.state if checkpoint is not None else engine.state_from_seed(history.seed)
+    seeded = engine.state_from_seed(history.seed)
+    state = checkpoint.state if checkpoint is not None else seeded
     comps = accepted.filter(pl.col("competition_id").is_in(tail))
     rated_games = games.filter(pl.col("competition_id").is_in(tail))
     # Nothing of this list from the checkpoint on: no replay either (its periods would date the state).
@@ -185,12 +187,7 @@ def continue_list(
     declared = engine.own_declared_ratings(players, fed)
     if in_force is not None:
         # A player the list knows at the checkpoint entered it before (rated, or pooling games).
-        filled = in_force.fill_declared(declared, comps, rated_games)
-        known = state.get_column("player_id").implode()
-        declared = filled.join(declared.select("player_id", pl.col("declared_rating").alias("_own")), on="player_id",
-                               how="left", maintain_order="left").with_columns(
-            pl.when(pl.col("player_id").is_in(known)).then(pl.col("_own")).otherwise(pl.col("declared_rating"))
-            .alias("declared_rating")).drop("_own") if "declared_rating" in declared.columns else filled
+        declared = in_force.fill_declared(declared, comps, rated_games, entered=state.get_column("player_id"))
     run = engine.rate_history(fed, pl.concat([comps, go_on.competitions], how="diagonal_relaxed"),
                               pl.concat([rated_games, go_on.games], how="diagonal_relaxed"), go_on.seed,
                               config=config, players=declared)
@@ -202,7 +199,7 @@ def continue_list(
                           & pl.col("rating_after").is_not_null()).height:
         raise CannotContinue(f"{fed}: a pooled player would earn a rating in the games replayed before {at}")
     changes, explanations, ratings = go_on.finish(run.changes, run.explanations, run.ratings, state)
-    start = checkpoint.start if checkpoint is not None else engine.state_from_seed(history.seed)
+    start = checkpoint.start if checkpoint is not None else seeded
     done = finish_rated(fed, engine.RatingRun(changes, explanations, ratings), accepted, games, players, config, as_of,
                         start=start)
     changed = [*batch.competitions.get_column("competition_id").to_list(), *batch.rerate]

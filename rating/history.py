@@ -20,6 +20,7 @@ import engine
 import warehouse
 from engine.lists import lists_of
 from formats.batch import FederationBatch
+from formats.schema import PLAYERS_SCHEMA, concat, merge_players
 from rating.state import Stored, rating_basis
 
 if TYPE_CHECKING:
@@ -93,9 +94,9 @@ def _inputs_changed(history: warehouse.History, batch: FederationBatch) -> bool:
     """Whether tonight's files change what the engine reads of a player the history knows."""
     if batch.players.height == 0 or history.players.height == 0:
         return False
-    comps, games = batch.competitions.clear(), batch.games.clear()
-    before = history.laid_over(comps, games, batch.players.clear())[2].select(_ENGINE_INPUTS)
-    after = history.laid_over(comps, games, batch.players)[2].select(_ENGINE_INPUTS).filter(
+    # The players as History.laid_over merges them, without laying the games over (a copy of them all).
+    before = merge_players(concat([history.players], PLAYERS_SCHEMA)).select(_ENGINE_INPUTS)
+    after = merge_players(concat([history.players, batch.players], PLAYERS_SCHEMA)).select(_ENGINE_INPUTS).filter(
         pl.col("player_id").is_in(before.get_column("player_id").implode()))
     return not before.sort("player_id").equals(after.sort("player_id"))
 
