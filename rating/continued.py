@@ -4,7 +4,7 @@ Each run stores, with its rows, a checkpoint per list (:class:`warehouse.Checkpo
 engine's state at the start of the last rating period (the period in progress), every game the
 players still unrated pooled before it, and the state publication starts from. The next night that
 changes nothing before that period continues from it (:func:`plan` says whether it can,
-:func:`rate_from` rates): it re-rates the period in progress and what follows, with the pooled
+:func:`continue_list` rates each list): it re-rates the period in progress and what follows, with the pooled
 games replayed (:mod:`engine.fide_restart`), and replaces the stored rows from the checkpoint's
 offsets on (they are stored period by period, so those rows are a tail of ``seq``).
 
@@ -34,7 +34,7 @@ from formats.schema import EXPLANATIONS_SCHEMA, conform, empty
 from rating.history import LAST
 from rating.state import Rated
 
-__all__ = ["CannotContinue", "by_period", "games_from", "next_checkpoints", "plan", "rate_from"]
+__all__ = ["CannotContinue", "by_period", "continue_list", "games_from", "next_checkpoints", "plan"]
 
 
 class CannotContinue(ValueError):
@@ -140,27 +140,6 @@ def _split(history: warehouse.History, batch: FederationBatch, keep: Callable[[p
     tonight = replace(batch, competitions=batch.competitions.filter(pl.col("competition_id").is_in(new)),
                       games=batch.games.filter(pl.col("competition_id").is_in(new)))
     return part, tonight
-
-
-def rate_from(
-    history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None,
-    at: str, checkpoints: Mapping[str, warehouse.Checkpoint], lists: list[str],
-    only_list: Callable[[warehouse.History, FederationBatch, str], tuple[warehouse.History, FederationBatch]],
-) -> dict[str, Rated]:
-    """Each list rated from its checkpoint at ``at`` through tonight (the lists' parts, as
-    :func:`rating.run.rate` gives them from the seed, from ``at`` on)."""
-    parts: dict[str, Rated] = {}
-    for name in lists:
-        part, tonight = only_list(history, batch, name)
-        if name != lists[0] and part.competitions.height == 0 and tonight.competitions.height == 0:
-            continue
-        in_force = None
-        if name != lists[0]:
-            first = parts[lists[0]]
-            in_force = StandardInForce.of(checkpoints[lists[0]].state, first.run.changes)
-        parts[name] = continue_list(part, tonight, {**config, "lists": [name]}, as_of, at, checkpoints.get(name),
-                                    in_force)
-    return parts
 
 
 def continue_list(

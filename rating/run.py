@@ -333,21 +333,26 @@ def _rate_lists(
             return rate(part, tonight, own, as_of)
         return _rate_entered_list(part, tonight, own, as_of, name, in_force)
 
-    parts: dict[str, Rated] = {}
-    if at is not None:
-        try:
-            parts = continued.rate_from(history, batch, config, as_of, at, kept, lists, only)
-        except continued.CannotContinue:
-            if history.games_from is not None:
-                raise  # the caller reads every game and rates again (rate_federation)
-            at = None
-    if at is None:
+    def every_list() -> dict[str, Rated]:
+        parts: dict[str, Rated] = {}
         for name in lists:
             part, tonight = only(history, batch, name)
             if name != lists[0] and part.competitions.height == 0 and tonight.competitions.height == 0:
                 continue  # nothing was ever rated in this list
-            in_force = None if name == lists[0] else StandardInForce.of(history.seed, parts[lists[0]].run.changes)
-            parts[name] = rate_list(part, tonight, name, None, in_force)
+            # The first list in force: from the seed, or from the checkpoint (every tournament from it on
+            # starts on or after the list in force there).
+            base = history.seed if at is None else kept[lists[0]].state
+            in_force = None if name == lists[0] else StandardInForce.of(base, parts[lists[0]].run.changes)
+            parts[name] = rate_list(part, tonight, name, None if at is None else kept.get(name), in_force)
+        return parts
+
+    try:
+        parts = every_list()
+    except continued.CannotContinue:
+        if history.games_from is not None:
+            raise  # the caller reads every game and rates again (rate_federation)
+        at = None
+        parts = every_list()
     parts = {name: replace(p, unchanged_before=same) for name, p in parts.items()}
     first = parts[lists[0]]
     changes = continued.by_period([p.run.changes for p in parts.values()])
