@@ -130,7 +130,7 @@ def _sqlite_setup(engine: Engine) -> None:
         # The timeout first: switching a new file to WAL needs a lock that another
         # process opening the same warehouse at the same moment may hold.
         cursor.execute("PRAGMA busy_timeout=30000")
-        cursor.execute("PRAGMA journal_mode=WAL")
+        _switch_to_wal(cursor)
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA cache_size=-262144")
@@ -140,6 +140,34 @@ def _sqlite_setup(engine: Engine) -> None:
     def _begin(conn: Connection) -> None:
         mode = conn.get_execution_options().get("sqlite_begin", "")
         conn.exec_driver_sql(f"BEGIN {mode}".strip())
+
+
+#: How long a connection waits for the switch of a new file to WAL (the busy timeout's length).
+_WAL_SWITCH_S = 30.0
+
+
+def _switch_to_wal(cursor: Any) -> None:
+    """``PRAGMA journal_mode=WAL``, retried while another connection is switching the same file.
+
+    Two connections that switch a new file at the same moment deadlock on its lock
+    (each holds a shared lock and wants the exclusive one), and SQLite answers one of
+    them "database is locked" at once, without waiting for the busy timeout. The
+    other finishes the switch in milliseconds, so waiting and asking again succeeds.
+    """
+    import sqlite3
+    import time
+
+    deadline = time.monotonic() + _WAL_SWITCH_S
+    pause = 0.01
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.25)
 
 
 def alembic_config(connection: Connection | None = None) -> Any:
