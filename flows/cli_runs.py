@@ -43,6 +43,11 @@ def run(
     no_deliver: Annotated[bool, typer.Option(
         "--no-deliver", help="E-mail nothing tonight (the reports are still written; the next run "
                              "sends what is new then).")] = False,
+    block_games: Annotated[int | None, typer.Option(
+        "--block-games", min=0, show_default=False,
+        help="An inbox of more games (an archive's first run) is rated, loaded and published in blocks "
+             "of about as many, by months in date order, to bound memory; the outcome is one batch's. "
+             "0: one batch. [default: 250,000]")] = None,
 ) -> None:
     """The nightly job, one shot: ingest, validate, rate, load, publish, e-mail the reports."""
     from flows.config import federation_config
@@ -63,6 +68,7 @@ def run(
             nightly, dask_workers=dask_workers, inbox=str(inbox), warehouse_url=None, federation=federation, as_of=day,
             reports_dir=str(reports), gx_root=str(gx_root) if gx_root else None,
             site_dir=None if no_site else str(site), deliver=not no_deliver,
+            **({} if block_games is None else {"block_games": block_games}),
         )
     print_summary(summary)
     failed = getattr(summary, "internal_errors", {})

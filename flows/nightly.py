@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import polars as pl
 
 from flows import errors
 from flows.config import delivery_settings, federation_config, federations
@@ -23,7 +25,7 @@ from tasks import site_process
 from tasks.decisions import record_approvals_rated, with_pending_approvals
 from tasks.deliver import Delivered, NightOutcome, deliver_night
 from tasks.gx import build_data_docs, end_great_expectations, prepare_gx_project
-from tasks.ingest import FederationBatch, Ingested, ingest_inbox
+from tasks.ingest import BLOCK_GAMES, FederationBatch, Ingested, ingest_inbox, plan_inbox
 from tasks.load import load_federation
 from tasks.publish import Published, publish_federation
 from tasks.rate import rate_federation
@@ -33,9 +35,6 @@ from tasks.site import publish_site
 from tasks.summary import summarise_night
 from tasks.validate import validate_batch
 from warehouse.guard import checkpoint, exclusive
-
-if TYPE_CHECKING:
-    import polars as pl
 
 
 @dataclass
@@ -70,6 +69,7 @@ def nightly(
     gx_root: str | None = None,
     site_dir: str | None = "",
     deliver: bool = True,
+    block_games: int = BLOCK_GAMES,
 ) -> NightlyRun:
     """Process every new file of ``inbox`` for every federation (or only ``federation``).
 
@@ -96,6 +96,10 @@ def nightly(
     deliver
         E-mail each new report to its organiser and the digest to the rating officer, when
         the installation's config has a ``[delivery]`` table (``False``: ``--no-deliver``).
+    block_games
+        An inbox of more games is taken in blocks of about as many (the first run of an
+        archive: ``tasks/_inbox_blocks.py``), each rated, loaded and published in date order
+        before the next is read, with the same outcome as one batch; ``0``: one batch.
     """
     logger = get_run_logger()
     as_of = as_of or date.today()
@@ -106,26 +110,39 @@ def nightly(
     if gx_root:
         # Created once, before any validation: concurrent writers corrupt a GX file project.
         prepare_gx_project(gx_root)
-    ingested = ingest_inbox(inbox, warehouse_url, federation)
-    checkpoint("ingest")
-    # Competitions the rating officer approved since the last run are rated tonight,
-    # even when no new file arrived for their federation.
-    approved = with_pending_approvals(ingested, warehouse_url, federation)
-    summary.files_seen = ingested.files_seen
-    summary.files_skipped = ingested.files_skipped
-    summary.files_ignored = ingested.files_ignored
-    tonight = _Tonight(
-        warehouse_url=warehouse_url, federation=federation, as_of=as_of, reports_dir=reports_dir, gx_root=gx_root,
-        site_dir=site_dir, approved=approved,
-        validated=_validate_on_dask(ingested.batches, gx_root, warehouse_url, as_of) if on_dask() else {},
-        last=max(ingested.batches, default=None),
-    )
-    finished, changes, failed_files = _every_federation(ingested, tonight, summary, logger)
+    blocks = plan_inbox(inbox, warehouse_url, federation, block_games)
+    night = _Night()
+    approved: dict[str, list[str]] = {}
+    for number, block in enumerate(blocks, start=1):
+        if len(blocks) > 1:
+            logger.info("block %d of %d: %d file(s)", number, len(blocks), len(block))
+        ingested = ingest_inbox(inbox, warehouse_url, federation, only=block if len(blocks) > 1 else None)
+        checkpoint("ingest")
+        if number == 1:
+            # Competitions the rating officer approved since the last run are rated tonight,
+            # even when no new file arrived for their federation.
+            approved = with_pending_approvals(ingested, warehouse_url, federation)
+            summary.files_seen = ingested.files_seen
+        summary.files_skipped += ingested.files_skipped
+        summary.files_ignored += ingested.files_ignored
+        night.outcomes.update(ingested.file_outcomes)
+        night.files += [b.files for b in ingested.batches.values()]
+        for fed in sorted(night.stopped & set(ingested.batches)):
+            # Stopped in an earlier block: its later files wait for the run that finishes those.
+            sources = ingested.batches.pop(fed).files.get_column("source").to_list()
+            night.failed.update({source: f"not finished: {summary.internal_errors[fed]}" for source in sources})
+        tonight = _Tonight(
+            warehouse_url=warehouse_url, federation=federation, as_of=as_of, reports_dir=reports_dir, gx_root=gx_root,
+            site_dir=site_dir, approved=approved if number == 1 else {},
+            validated=_validate_on_dask(ingested.batches, gx_root, warehouse_url, as_of) if on_dask() else {},
+            # The GX process is ended and the site's process started in the last block only.
+            last=max(ingested.batches, default=None) if number == len(blocks) else None,
+        )
+        _every_federation(ingested, tonight, summary, night, logger)
     summary.file_outcomes, summary.file_findings, summary.summary_markdown = summarise_night(
-        finished, changes, summary.competitions, as_of=as_of,
-        skipped=summary.files_skipped, ignored=summary.files_ignored,
-        failed={**ingested.file_outcomes, **failed_files},
-        files=[b.files for b in ingested.batches.values()],
+        night.finished, {fed: pl.concat(runs, how="vertical_relaxed") for fed, runs in night.changes.items()}, summary.competitions,
+        as_of=as_of, skipped=summary.files_skipped, ignored=summary.files_ignored,
+        failed={**night.outcomes, **night.failed}, files=night.files,
     )
     logger.info("nightly as of %s: %d file(s) in the inbox, %d already loaded", as_of, summary.files_seen,
                 len(summary.files_skipped), extra={"summary": True})
@@ -164,14 +181,21 @@ class _Turn:
     batch: FederationBatch
 
 
-def _every_federation(
-    ingested: Ingested, tonight: _Tonight, summary: NightlyRun, logger: Any,
-) -> tuple[list[FederationBatch], dict[str, pl.DataFrame], dict[str, str]]:
-    """Each federation's turn, one after the other: its finished batch and rating changes, and
-    the files of a federation that failed (file -> why it is not finished)."""
-    finished: list[FederationBatch] = []
-    changes: dict[str, pl.DataFrame] = {}
-    failed_files: dict[str, str] = {}
+@dataclass
+class _Night:
+    """What the night's blocks have done so far (one block but for a large inbox)."""
+
+    finished: list[FederationBatch] = field(default_factory=list)   #: the batches that ran to the end
+    changes: dict[str, list[pl.DataFrame]] = field(default_factory=dict)   #: federation -> its runs' changes
+    outcomes: dict[str, str] = field(default_factory=dict)   #: the files ingest did not read, with why
+    failed: dict[str, str] = field(default_factory=dict)   #: file -> why it is not finished
+    stopped: set[str] = field(default_factory=set)   #: the federations an internal error stopped
+    files: list[pl.DataFrame] = field(default_factory=list)   #: every batch's files
+
+
+def _every_federation(ingested: Ingested, tonight: _Tonight, summary: NightlyRun, night: _Night, logger: Any) -> None:
+    """Each federation's turn, one after the other, added to ``night`` and ``summary``: its
+    finished batch and rating changes, or the files of a federation that failed."""
     for fed, batch in sorted(ingested.batches.items()):
         turn = _Turn(stage="validate", batch=batch)
         try:
@@ -182,16 +206,17 @@ def _every_federation(
             line = _internal_error(fed, turn.stage, error)
             logger.error("%s", line)
             summary.internal_errors[fed] = line
-            failed_files.update({str(source): f"not finished: {line}"
+            night.stopped.add(fed)
+            night.failed.update({str(source): f"not finished: {line}"
                                  for source in turn.batch.files.get_column("source").to_list()})
             continue
-        summary.published[fed] = published
-        summary.competitions[fed] = dict(published.reports)
+        earlier = summary.published.get(fed)
+        summary.published[fed] = published if earlier is None else earlier.followed_by(published)
+        summary.competitions.setdefault(fed, {}).update(published.reports)
         summary.report_paths += published.report_paths
-        finished.append(turn.batch)
+        night.finished.append(turn.batch)
         if run is not None:
-            changes[fed] = run.changes
-    return finished, changes, failed_files
+            night.changes.setdefault(fed, []).append(run.changes)
 
 
 def _federation_turn(fed: str, turn: _Turn, tonight: _Tonight) -> tuple[Published, Any]:

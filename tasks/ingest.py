@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -30,6 +32,7 @@ from tasks._inbox import (
     inbox_entries,
     inbox_units,
 )
+from tasks._inbox_blocks import BLOCK_GAMES, UnitSpan, blocks_of, span_of, unit_key
 from tasks._inbox_read import (
     SUPERSEDED_SAME_NIGHT,
     Ingested,
@@ -43,6 +46,7 @@ from tasks._inbox_read import (
 from tasks.runtime import get_run_logger, task
 
 __all__ = [
+    "BLOCK_GAMES",
     "FILES_SCHEMA",
     "SEED_SUFFIX",
     "SUPERSEDED_SAME_NIGHT",
@@ -54,14 +58,16 @@ __all__ = [
     "inbox_units",
     "ingest_inbox",
     "keep_latest_versions",
+    "plan_inbox",
     "read_inbox",
+    "survey_inbox",
 ]
 
 
 def read_inbox(
     inbox: Path, seen: set[str], federation: str | None = None,
     known: AbstractSet[str] = KNOWN_FEDERATIONS, folders: Mapping[tuple[str, str], str] | None = None,
-    again: Mapping[str, str] | None = None,
+    again: Mapping[str, str] | None = None, only: AbstractSet[str] | None = None,
 ) -> Ingested:
     """Read every unit of ``inbox`` whose checksum is not in ``seen``; group them by federation.
 
@@ -75,9 +81,49 @@ def read_inbox(
     A file in ``inbox/<federation>/<folder>/`` whose competitions give no
     ``organiser_email`` takes the registry's address of that folder (``folders``:
     (federation, folder) -> address).
+
+    ``only``: the units of one block of a large inbox (their :func:`unit_key`, from
+    :func:`survey_inbox`); the others are left to their blocks. ``None``: every unit.
     """
+    night, units, left_out = _night(inbox, seen, federation, known, folders, again)
+    for unit in units:
+        if only is None or unit_key(unit) in only:
+            _read_unit(night, unit)
+    reads = {fed: keep_latest_versions(results, night.sent) for fed, results in night.reads.items()}
+    reads = _with_night_aliases(reads)
+    batches = {fed: _federation_batch(fed, results) for fed, results in reads.items()}
+    return Ingested(batches=batches, files_seen=len(units) + left_out, files_skipped=night.skipped,
+                    files_ignored=night.ignored, file_outcomes=night.outcomes)
+
+
+def survey_inbox(
+    inbox: Path, seen: set[str], federation: str | None = None,
+    known: AbstractSet[str] = KNOWN_FEDERATIONS, folders: Mapping[tuple[str, str], str] | None = None,
+    again: Mapping[str, str] | None = None,
+) -> list[UnitSpan]:
+    """The span of every unit of the inbox, each file read and dropped in turn (what
+    :func:`tasks._inbox_blocks.blocks_of` cuts a large inbox by). A request to process a file
+    again makes the night one block (its span says it applies to the whole night)."""
+    night, units, _ = _night(inbox, seen, federation, known, folders, again)
+    spans: list[UnitSpan] = []
+    for unit in units:
+        _read_unit(night, unit)
+        read = [result for results in night.reads.values() for result in results]
+        night.reads.clear()   # one file's frames at a time
+        # A unit not read (already loaded, a copy, a list left to `ratings seed`) goes with the
+        # first block, which reports it.
+        span = span_of(unit_key(unit), read[0]) if read else UnitSpan(unit_key(unit), 0)
+        spans.append(replace(span, whole_night=span.whole_night or bool(again)))
+    return spans
+
+
+def _night(
+    inbox: Path, seen: set[str], federation: str | None, known: AbstractSet[str],
+    folders: Mapping[tuple[str, str], str] | None, again: Mapping[str, str] | None,
+) -> tuple[_Night, list[Path | list[Path]], int]:
+    """What the night knows before it reads a file: the inbox's units, their checksums and the
+    original of each set of identical copies; and how many entries were left out."""
     units, outcomes = inbox_entries(inbox)
-    left_out = len(outcomes)
     digests = {unit: file_sha256(unit) for unit in units
                if isinstance(unit, Path) and not unit.name.endswith(SEED_SUFFIX)}
     # Two copies of one file (a browser's ``name (1).csv``) are one file, read once: the
@@ -88,13 +134,7 @@ def read_inbox(
             originals.setdefault(digest, path)
     night = _Night(inbox=inbox, seen=seen, federation=federation, known=known, folders=folders or {},
                    again=again or {}, digests=digests, originals=originals, outcomes=outcomes)
-    for unit in units:
-        _read_unit(night, unit)
-    reads = {fed: keep_latest_versions(results, night.sent) for fed, results in night.reads.items()}
-    reads = _with_night_aliases(reads)
-    batches = {fed: _federation_batch(fed, results) for fed, results in reads.items()}
-    return Ingested(batches=batches, files_seen=len(units) + left_out, files_skipped=night.skipped,
-                    files_ignored=night.ignored, file_outcomes=outcomes)
+    return night, units, len(outcomes)
 
 
 def _with_night_aliases(reads: dict[str, list[formats.ReadResult]]) -> dict[str, list[formats.ReadResult]]:
@@ -110,8 +150,13 @@ def _with_night_aliases(reads: dict[str, list[formats.ReadResult]]) -> dict[str,
 
 
 @task(name="ingest_inbox", retries=2, retry_delay_seconds=[5, 30])
-def ingest_inbox(inbox: str, warehouse_url: str | None, federation: str | None = None) -> Ingested:
-    """Read tonight's new files; identical re-sends (checksum in the ledger) are skipped."""
+def ingest_inbox(
+    inbox: str, warehouse_url: str | None, federation: str | None = None, only: list[str] | None = None,
+) -> Ingested:
+    """Read tonight's new files; identical re-sends (checksum in the ledger) are skipped.
+
+    ``only``: the units of one block of a large inbox (:func:`plan_inbox`); ``None``: every unit.
+    """
     logger = get_run_logger()
     engine = warehouse.get_engine(warehouse_url)
     folder = Path(inbox)
@@ -119,13 +164,9 @@ def ingest_inbox(inbox: str, warehouse_url: str | None, federation: str | None =
         # A deployment's inbox that was never made: say so, not "0 file(s)" as on a quiet night.
         logger.warning("inbox folder %s does not exist: no file read tonight", folder.resolve())
         return Ingested(batches={}, files_seen=0, files_skipped=[], files_ignored=[])
-    from warehouse.deliveries import organisers
-    from warehouse.reprocess import open_reprocessing
-
-    registry = organisers(engine).filter(pl.col("folder").is_not_null())
-    folders = {(fed, sub): email for fed, sub, email in registry.select("federation", "folder", "email").rows()}
-    again = open_reprocessing(engine)
-    ingested = read_inbox(folder, warehouse.seen_checksums(engine), federation, folders=folders, again=again)
+    folders, again = _registry(engine)
+    ingested = read_inbox(folder, warehouse.seen_checksums(engine), federation, folders=folders, again=again,
+                          only=None if only is None else set(only))
     logger.info(
         "inbox folder %s: %d file(s), %d already loaded, %d new batch(es): %s",
         inbox, ingested.files_seen, len(ingested.files_skipped), len(ingested.batches),
@@ -134,3 +175,50 @@ def ingest_inbox(inbox: str, warehouse_url: str | None, federation: str | None =
     for name in ingested.files_ignored:
         logger.info("ignored %s (starting lists are imported with `ratings seed`)", name)
     return ingested
+
+
+@task(name="plan_inbox")
+def plan_inbox(inbox: str, warehouse_url: str | None, federation: str | None, block_games: int) -> list[list[str]]:
+    """The inbox's units in the blocks the night takes them in (``tasks/_inbox_blocks.py``): one
+    block, without reading a file, when the inbox holds at most ``block_games`` games' worth of
+    bytes (``0``: always one block)."""
+    folder = Path(inbox)
+    units = inbox_units(folder) if folder.is_dir() else []
+    if block_games <= 0 or _bytes(units) <= block_games * _MIN_BYTES_PER_GAME:
+        return [[unit_key(unit) for unit in units]]
+    engine = warehouse.get_engine(warehouse_url)
+    folders, again = _registry(engine)
+    spans = survey_inbox(folder, warehouse.seen_checksums(engine), federation, folders=folders, again=again)
+    blocks = blocks_of(spans, block_games)
+    if len(blocks) > 1:
+        get_run_logger().info(
+            "inbox folder %s: %d games in %d file(s), taken in %d blocks of at most %d games where months allow",
+            inbox, sum(s.games for s in spans), len(spans), len(blocks), block_games)
+    return blocks
+
+
+#: Fewer bytes than any reader needs for a game (an interchange row is over 20): an inbox of
+#: fewer bytes than the budget's games cannot exceed the budget, and is not surveyed.
+_MIN_BYTES_PER_GAME = 8
+
+
+def _bytes(units: list[Path | list[Path]]) -> int:
+    paths = [p for unit in units for p in (unit if isinstance(unit, list) else [unit])]
+    total = 0
+    for path in paths:
+        try:
+            total += path.stat().st_size
+        except OSError:   # gone since it was listed: the night's reading reports it
+            continue
+    return total
+
+
+def _registry(engine: Any) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
+    """The organisers' folders ((federation, folder) -> address) and the open requests to
+    process a file again (checksum -> version)."""
+    from warehouse.deliveries import organisers
+    from warehouse.reprocess import open_reprocessing
+
+    registry = organisers(engine).filter(pl.col("folder").is_not_null())
+    folders = {(fed, sub): email for fed, sub, email in registry.select("federation", "folder", "email").rows()}
+    return folders, open_reprocessing(engine)

@@ -9,7 +9,7 @@ correcting edition's diff goes to a Prefect table artifact.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
@@ -51,6 +51,47 @@ class Published:
     editions: list[int] = field(default_factory=list)       # every edition published by this run
     correcting_edition: int | None = None    # the correcting edition, when one was published
     corrections: pl.DataFrame | None = None  # its diff (CORRECTIONS_SCHEMA)
+    #: the list in force before the run and the last one after it (the figures above compare
+    #: them; :meth:`followed_by` compares the first block's with the last's)
+    lists: tuple[pl.DataFrame, pl.DataFrame] | None = field(default=None, repr=False, compare=False)
+
+    def followed_by(self, later: Published) -> Published:
+        """What this block and a later block of one night published for the federation, as one run
+        would say it: the later block's last edition, the figures of the list in force before this
+        block against the last list, every edition, report and correction of both.
+
+        Examples
+        --------
+        >>> before = pl.DataFrame({"player_id": ["a", "b"], "rating": [1000.0, 1100.0]})
+        >>> middle = pl.DataFrame({"player_id": ["a", "b"], "rating": [1010.0, 1100.0]})
+        >>> after = pl.DataFrame({"player_id": ["a", "b", "c"], "rating": [1000.0, 1120.0, 900.0]})
+        >>> one = Published("x", 1, 2, 1, editions=[1], reports={"A": "accepted"}, lists=(before, middle))
+        >>> two = Published("x", 2, 3, 2, 1, editions=[2], reports={"B": "accepted"}, lists=(middle, after))
+        >>> both = one.followed_by(two)
+        >>> both.edition, both.editions, both.players_listed, both.players_changed, both.players_new, both.reports
+        (2, [1, 2], 3, 1, 1, {'A': 'accepted', 'B': 'accepted'})
+        """
+        merged = replace(
+            later,
+            edition=later.edition if later.edition is not None else self.edition,
+            reports={**self.reports, **later.reports},
+            report_paths=[*self.report_paths, *later.report_paths],
+            written=[*self.written, *later.written],
+            editions=[*self.editions, *later.editions],
+            correcting_edition=later.correcting_edition if later.correcting_edition is not None
+            else self.correcting_edition,
+            corrections=later.corrections if later.corrections is not None else self.corrections,
+        )
+        if later.lists is None:   # the later block published nothing of its own: the earlier's figures stand
+            return replace(merged, players_listed=self.players_listed, players_changed=self.players_changed,
+                           players_new=self.players_new, lists=self.lists)
+        if self.lists is None:
+            return merged
+        before, after = self.lists[0], later.lists[1]
+        numbers = bool(merged.editions) or merged.edition is not None
+        return replace(merged, players_listed=after.height, lists=(before, after),
+                       players_changed=changed_players(before, after) if numbers else 0,
+                       players_new=new_players(before, after) if numbers else 0)
 
 
 def artifact_key(*parts: str) -> str:
@@ -125,6 +166,7 @@ def publish_editions(db: Engine, federation: str, rated: Rated, config: dict[str
     return Published(
         federation, numbers[-1] if numbers else None, listed, changed, added, editions=numbers,
         correcting_edition=correcting, corrections=plan.corrections if correcting is not None else None,
+        lists=(done.previous, done.latest),
     )
 
 
@@ -155,7 +197,7 @@ def publish_federation(
         previous = warehouse.rating_list(db, batch.federation)
         edition = warehouse.publish_list(db, batch.federation, rating_list, as_of=as_of)
         published = Published(batch.federation, edition, rating_list.height, changed_players(previous, rating_list),
-                              new_players(previous, rating_list))
+                              new_players(previous, rating_list), lists=(previous, rating_list))
         logger.info("%s: list as of %s, edition %s", batch.federation, as_of, edition)
     else:
         published = Published(batch.federation, None, 0, 0)

@@ -147,7 +147,7 @@ def _ratings(*args: str) -> None:
         raise AssertionError(f"ratings {' '.join(args)} exited {result.exit_code}:\n{result.output}")
 
 
-def season_run(shared_data: Path, tmp: Path) -> str:
+def season_run(shared_data: Path, tmp: Path, *run_options: str) -> str:
     """The real AJUSC season 2025-26: its seeded list, then its championships in one run."""
     import shutil
 
@@ -158,11 +158,11 @@ def season_run(shared_data: Path, tmp: Path) -> str:
     url = f"sqlite:///{tmp / 'ratings.db'}"
     _ratings("seed", "--federation", "ajusc", str(season / "season.ratings.csv"), "--warehouse", url)
     _ratings("run", "--inbox", str(inbox), "--warehouse", url, "--as-of", "2026-08-31",
-             "--reports", str(tmp / "reports"), "--site", str(tmp / "site"))
+             "--reports", str(tmp / "reports"), "--site", str(tmp / "site"), *run_options)
     return url
 
 
-def mixed_run(shared_data: Path, tmp: Path) -> str:
+def mixed_run(shared_data: Path, tmp: Path, *run_options: str) -> str:
     """One night of the three federations' files (:data:`MIXED_FILES` and the bundled sample)."""
     import shutil
 
@@ -172,13 +172,14 @@ def mixed_run(shared_data: Path, tmp: Path) -> str:
         shutil.copy(shared_data / name, inbox)
     url = f"sqlite:///{tmp / 'ratings.db'}"
     _ratings("run", "--inbox", str(inbox), "--warehouse", url, "--as-of", "2026-08-31",
-             "--reports", str(tmp / "reports"), "--site", str(tmp / "site"))
+             "--reports", str(tmp / "reports"), "--site", str(tmp / "site"), *run_options)
     return url
 
 
-def take(name: str, shared_data: Path, tmp: Path) -> dict[str, str]:
-    """Run scenario ``name`` (``season`` or ``mixed``) in ``tmp`` and dump what it left."""
-    url = {"season": season_run, "mixed": mixed_run}[name](shared_data, tmp)
+def take(name: str, shared_data: Path, tmp: Path, *run_options: str) -> dict[str, str]:
+    """Run scenario ``name`` (``season`` or ``mixed``) in ``tmp`` and dump what it left
+    (``run_options``: more options of its ``ratings run``)."""
+    url = {"season": season_run, "mixed": mixed_run}[name](shared_data, tmp, *run_options)
     return dump(url, reports=tmp / "reports", site=tmp / "site", tmp=tmp)
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import sqlalchemy as sa
+from polars.testing import assert_frame_equal
 
 import warehouse
 from flows.cli import app
@@ -102,3 +104,52 @@ def test_editions_191_to_210_as_the_federation_published_them(shared_data: Path,
     # The seeded list is edition 190, in force from its date (2025-09-01); before it, nothing.
     before = runner.invoke(app, ["list", "--federation", "ajusc", "--as-of", "2025-08-31", "--warehouse", url])
     assert before.exit_code == 1 and "no list published for ajusc on or before 2025-08-31" in before.output
+
+
+# ------------------------------------------------------------------ the season taken in blocks
+#: What a run taken in blocks leaves otherwise than the one batch, by design: a load record per
+#: block and federation (``loads``, the ledger's and competitions' load ids, the home page's "last
+#: load" line), and each edition's stored lines in the order of the edition they were computed
+#: against (the one read back from the warehouse, as on any later night), with their chained
+#: checksum. Every edition reads back the same (below).
+BLOCKS_DIFFER = ["changed: site/index.html", "changed: warehouse/competitions", "changed: warehouse/load_ledger",
+                 "changed: warehouse/loads", "changed: warehouse/rating_list_lines", "changed: warehouse/rating_lists"]
+
+
+@pytest.fixture(scope="module")
+def blocked_season_run(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The same season with ``--block-games 1``: every month its own block, each rated, loaded and
+    published before the next is read (tasks/_inbox_blocks.py)."""
+    tmp = tmp_path_factory.mktemp("season-blocks")
+    return tmp, canonical.season_run(shared_data, tmp, "--block-games", "1")
+
+
+@pytest.mark.slow
+def test_the_season_in_blocks_leaves_what_one_batch_leaves(
+    season_run: tuple[Path, str], blocked_season_run: tuple[Path, str],
+) -> None:
+    """Ratings, explanations, reports, every player, edition and competition page: the same."""
+    (one_tmp, one_url), (blocks_tmp, blocks_url) = season_run, blocked_season_run
+    one = canonical.dump(one_url, reports=one_tmp / "reports", site=one_tmp / "site", tmp=one_tmp)
+    blocks = canonical.dump(blocks_url, reports=blocks_tmp / "reports", site=blocks_tmp / "site", tmp=blocks_tmp)
+    assert canonical.differences(blocks, one) == BLOCKS_DIFFER
+    # The run really went by blocks: a load per block, and a month never split.
+    loads = warehouse.get_engine(blocks_url)
+    with loads.connect() as conn:
+        n_loads = conn.execute(sa.text("SELECT count(*) FROM loads WHERE federation = 'ajusc'")).scalar_one()
+    assert n_loads >= 10
+
+
+@pytest.mark.slow
+def test_every_edition_of_the_season_in_blocks_reads_back_as_one_batchs(
+    season_run: tuple[Path, str], blocked_season_run: tuple[Path, str],
+) -> None:
+    (_, one_url), (_, blocks_url) = season_run, blocked_season_run
+    one, blocks = warehouse.get_engine(one_url), warehouse.get_engine(blocks_url)
+    numbers = warehouse.editions(one, "ajusc", with_seed=True).get_column("edition").to_list()
+    assert numbers == warehouse.editions(blocks, "ajusc", with_seed=True).get_column("edition").to_list()
+    assert numbers == list(range(190, 211))
+    for (n, ours), (m, theirs) in zip(warehouse.edition_contents(blocks, "ajusc", numbers),
+                                      warehouse.edition_contents(one, "ajusc", numbers), strict=True):
+        assert n == m
+        assert_frame_equal(ours, theirs)
