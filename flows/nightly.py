@@ -99,7 +99,7 @@ def nightly(
     block_games
         An inbox of more games is taken in blocks of about as many (the first run of an
         archive: ``tasks/_inbox_blocks.py``), each rated, loaded and published in date order
-        before the next is read, with the same outcome as one batch; ``0``: one batch.
+        before the next is read, with the same outcome as one batch; ``0`` (the default): one batch.
     """
     logger = get_run_logger()
     as_of = as_of or date.today()

@@ -31,10 +31,11 @@ from tasks._inbox_read import _competition_keys
 
 __all__ = ["BLOCK_GAMES", "UnitSpan", "blocks_of", "span_of", "unit_key"]
 
-#: Games per block of a large inbox (the nightly's ``block_games``): the first run of a FIDE-shaped
-#: archive peaks at about 1 GB a block this size on top of what the federation holds besides its
-#: games (docs/benchmarks.md); a night of any federation is far smaller.
-BLOCK_GAMES = 250_000
+#: Games per block of a large inbox by default (the nightly's ``block_games``; 0: one batch). Off:
+#: on the 1M-game FIDE-shaped archive, blocks of 250,000 games raised the first run's peak from
+#: 2.35 to 2.96 GB, because FIDE re-rates from the seed in the blocks of the two and a half years
+#: after its 2022 rapid and blitz adjustment (``rating.continued.plan``; docs/benchmarks.md).
+BLOCK_GAMES = 0
 
 
 def unit_key(unit: object) -> str:
