@@ -60,14 +60,16 @@ class Tournament(TypedDict):
 
 
 @st.composite
-def histories(draw: st.DrawFn) -> tuple[list[Tournament], list[list[int]]]:
-    """Tournaments and the nights they arrive in (indexes into the tournaments)."""
+def histories(draw: st.DrawFn, *, modalities: tuple[str, ...] = ("standard", "standard", "rapid", "blitz"),
+              in_order: bool | None = None) -> tuple[list[Tournament], list[list[int]]]:
+    """Tournaments and the nights they arrive in (indexes into the tournaments); ``in_order``: the
+    nights in date order (None: drawn)."""
     n = draw(st.integers(3, 9))
     tournaments: list[Tournament] = []
     for k in range(n):
         start = draw(st.integers(0, 1000))  # beyond the 26 months of the initial-rating window
         end = start + draw(st.sampled_from([0, 2, 6, 20]))
-        modality = draw(st.sampled_from(["standard", "standard", "rapid", "blitz"]))
+        modality = draw(st.sampled_from(modalities))
         who = draw(st.lists(st.sampled_from(SEEDED + NEW), min_size=2, max_size=8, unique=True))
         games = []
         for rnd in range(1, draw(st.integers(1, 5)) + 1):
@@ -75,21 +77,22 @@ def histories(draw: st.DrawFn) -> tuple[list[Tournament], list[list[int]]]:
                 games.append((rnd, a, b, draw(st.sampled_from([1.0, 0.5, 0.0]))))
             who = who[1:] + who[:1]
         tournaments.append({"id": f"T{k:02d}", "start": start, "end": end, "modality": modality, "games": games})
-    in_order = draw(st.booleans())
+    if in_order is None:
+        in_order = draw(st.booleans())
     order = (sorted(range(n), key=lambda i: (tournaments[i]["end"], i)) if in_order
              else list(draw(st.permutations(range(n)))))
     cuts = sorted(draw(st.sets(st.integers(1, n - 1), max_size=n - 1)))
     return tournaments, [order[a:b] for a, b in zip([0, *cuts], [*cuts, n], strict=True)]
 
 
-def _batch(fed: str, tournaments: list[Tournament]) -> FederationBatch:
+def _batch(fed: str, tournaments: list[Tournament], first: date = FIRST) -> FederationBatch:
     rows, games, files = [], [], []
     for t in tournaments:
         sha = hashlib.sha256(f"{fed} {t}".encode()).hexdigest()
         source = f"{t['id']}.results.csv"
         files.append({"source": source, "source_sha256": sha, "format": "interchange-results", "n_findings": 0})
         rows.append({"federation": fed, "competition_id": t["id"], "name": t["id"],
-                     "start_date": FIRST + timedelta(days=t["start"]), "end_date": FIRST + timedelta(days=t["end"]),
+                     "start_date": first + timedelta(days=t["start"]), "end_date": first + timedelta(days=t["end"]),
                      "rounds": 5, "modality": t["modality"], "results_public": True, "source": source,
                      "source_sha256": sha})
         for line, (rnd, a, b, score) in enumerate(t["games"], start=2):
@@ -108,12 +111,12 @@ def _batch(fed: str, tournaments: list[Tournament]) -> FederationBatch:
     )
 
 
-def _seed(fed: str) -> pl.DataFrame:
+def _seed(fed: str, as_of: date = date(2025, 1, 1)) -> pl.DataFrame:
     return pl.DataFrame({
         "federation": fed, "player_id": SEEDED, "name": [f"P{p}" for p in SEEDED],
         "rating": [2410.0, 2150.0, 1890.0, 1720.0, 1600.0, 1999.0, None, None],
         "games": [200, 40, 12, 5, 0, 60, 0, 0], "k": [10, None, 40, None, None, 20, None, None],
-        "as_of": date(2025, 1, 1),
+        "as_of": as_of,
     }, schema_overrides={"k": pl.Int32})
 
 
@@ -141,17 +144,44 @@ def _night(db: Engine, fed: str, batch: FederationBatch, day: date, *, full: boo
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(histories())
 def test_fide_nights_equal_a_full_rerate(db: Engine, history: tuple[list[Tournament], list[list[int]]]) -> None:
+    _nights_equal_a_full_rerate(db, history, FIRST)
+
+
+#: The drawn tournaments of the test below start from here, 0-1,020 days on: across 1 October 2022, when
+#: FIDE raised every rapid and blitz rating more than 100 points below the player's standard rating
+#: (RULES.md, "FIDE rapid and blitz lists"; a run from the seed is cut there, ``rating.run``).
+BEFORE_ADJUSTMENT = date(2022, 1, 3)
+
+
+@pytest.mark.hypothesis
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(histories(modalities=("standard", "rapid", "rapid", "blitz", "blitz"), in_order=True))
+def test_fide_nights_across_the_2022_adjustment_equal_a_full_rerate(
+    db: Engine, history: tuple[list[Tournament], list[list[int]]],
+) -> None:
+    """Nights in date order around 1 October 2022, mostly rapid and blitz, equal the run from the seed.
+
+    A night whose checkpoint's initial-rating window reaches back over the adjustment re-rates from
+    the seed (``rating.continued.plan``). Letting it continue from the checkpoint instead (the guard
+    narrowed to an adjustment on or after the list in force at the checkpoint, in ``plan`` and
+    ``next_checkpoints``) fails this test: this is the test a change that lifts the guard must pass.
+    """
+    _nights_equal_a_full_rerate(db, history, BEFORE_ADJUSTMENT)
+
+
+def _nights_equal_a_full_rerate(db: Engine, history: tuple[list[Tournament], list[list[int]]], first: date) -> None:
     tournaments, nights = history
     n = next(_serial)
     inc, full = f"fide-inc-{n}", f"fide-full-{n}"
     for fed in (inc, full):
-        warehouse.load_seed(db, fed, _seed(fed), source=f"{fed}.ratings.csv", source_sha256=f"seed-{fed}")
-    last = FIRST
+        warehouse.load_seed(db, fed, _seed(fed, first - timedelta(days=2)), source=f"{fed}.ratings.csv",
+                            source_sha256=f"seed-{fed}")
+    last = first
     for night in nights:
-        last = max(last, *(FIRST + timedelta(days=tournaments[k]["end"] + 1) for k in night))
-        _night(db, inc, _batch(inc, [tournaments[k] for k in night]), last, full=False)
+        last = max(last, *(first + timedelta(days=tournaments[k]["end"] + 1) for k in night))
+        _night(db, inc, _batch(inc, [tournaments[k] for k in night], first), last, full=False)
         SEEN["nights"] += 1
-    _night(db, full, _batch(full, tournaments), last, full=True)
+    _night(db, full, _batch(full, tournaments, first), last, full=True)
 
     for model, order in ((RatingChange, "seq"), (Explanation, "seq"), (Rating, "player_id")):
         result, expected = _rows(db, model, inc, order), _rows(db, model, full, order)
@@ -182,3 +212,4 @@ def test_the_nights_drawn_continue_from_checkpoints(sqlite_db: Engine) -> None:
         test_fide_nights_equal_a_full_rerate(sqlite_db)
     assert SEEN["continued"] > 5 and SEEN["continued with rapid or blitz"] > 2, SEEN
     assert SEEN["pooled players at a checkpoint"] > 0, SEEN
+
