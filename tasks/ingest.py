@@ -168,8 +168,9 @@ def ingest_inbox(
     ingested = read_inbox(folder, warehouse.seen_checksums(engine), federation, folders=folders, again=again,
                           only=None if only is None else set(only))
     logger.info(
-        "inbox folder %s: %d file(s), %d already loaded, %d new batch(es): %s",
-        inbox, ingested.files_seen, len(ingested.files_skipped), len(ingested.batches),
+        "inbox folder %s: %s, %d already loaded, %d new batch(es): %s",
+        inbox, f"{ingested.files_seen} file(s)" if only is None else f"a block of {len(only)} of its {ingested.files_seen} file(s)",
+        len(ingested.files_skipped), len(ingested.batches),
         ", ".join(f"{f} ({b.files.height} file(s), {b.games.height} games)" for f, b in ingested.batches.items()) or "none",
     )
     for name in ingested.files_ignored:
