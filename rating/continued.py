@@ -155,8 +155,11 @@ def continue_list(
     points = _points(accepted)
     tail = points.filter(pl.col("point") >= at).get_column("competition_id").implode()
     before = points.filter(pl.col("point") < at)
-    seeded = engine.state_from_seed(history.seed)
-    state = checkpoint.state if checkpoint is not None else seeded
+    # A list without a checkpoint (never rated before it) starts from the seed, as state and as start.
+    if checkpoint is not None:
+        state, start = checkpoint.state, checkpoint.start
+    else:
+        state = start = engine.state_from_seed(history.seed)
     comps = accepted.filter(pl.col("competition_id").is_in(tail))
     rated_games = games.filter(pl.col("competition_id").is_in(tail))
     # Nothing of this list from the checkpoint on: no replay either (its periods would date the state).
@@ -178,7 +181,6 @@ def continue_list(
                           & pl.col("rating_after").is_not_null()).height:
         raise CannotContinue(f"{fed}: a pooled player would earn a rating in the games replayed before {at}")
     changes, explanations, ratings = go_on.finish(run.changes, run.explanations, run.ratings, state)
-    start = checkpoint.start if checkpoint is not None else seeded
     done = finish_rated(fed, engine.RatingRun(changes, explanations, ratings), accepted, games, players, config, as_of,
                         start=start)
     changed = [*batch.competitions.get_column("competition_id").to_list(), *batch.rerate]
