@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sqlalchemy import text
 
 import warehouse
 from flows import errors
@@ -105,6 +106,4 @@ def test_a_federation_stopped_in_its_first_block_waits_for_the_next_run(shared_d
     assert warehouse.history(db, "ajusc").competitions.height == 20
     assert warehouse.editions(db, "ajusc").get_column("edition").to_list() == list(range(191, 211))
     with db.connect() as conn:
-        from sqlalchemy import text
-
         assert conn.execute(text("SELECT count(*) FROM loads WHERE federation = 'ajusc'")).scalar_one() > 1
