@@ -221,32 +221,38 @@ class Pooled:
     seed: pl.DataFrame          #: the stand-ins' seed rows
 
 
-def pooled_games(
-    ratings: pl.DataFrame, changes: pl.DataFrame, competitions: pl.DataFrame, games: pl.DataFrame,
-) -> Pooled:
+def pooled_games(ratings: pl.DataFrame, explanations: pl.DataFrame, competitions: pl.DataFrame,
+                 before: Pooled | None = None) -> Pooled:
     """The games still-unrated players (``ratings`` after the cut) pooled before it.
 
-    A game of a player unrated at the cut against an opponent rated at that event's
-    start (``rating_before`` of the opponent's change row in ``changes``) is replayed
-    against a stand-in, ``~pool~<competition>~<opponent>``, seeded at that rating and
-    seen nowhere else, so that the opponent's own rating does not move twice. Games
-    against opponents unrated then never counted and are left out.
+    A pooled game is an explanation row (``explanations``: the segment's, its replayed rows
+    dropped) of a player unrated at the cut against an opponent rated at that event's start
+    (``opponent_rating``), whether or not the game moved the opponent's rating: a game against
+    an unrated player counts for no rated player, yet it counts towards the newcomer's pool. It is
+    replayed against a stand-in, ``~pool~<competition>~<opponent>``, seeded at that rating and seen
+    nowhere else, so that the opponent's own rating does not move twice. Games against opponents
+    unrated then never counted and are left out. ``before``: the games carried over an earlier cut
+    (replayed in this segment, so not among its rows), kept for the players still unrated.
+    ``competitions``: the segment's (their dates).
     """
-    unrated = ratings.filter(pl.col("rating").is_null()).get_column("player_id").to_list()
-    before = changes.filter(pl.col("rating_before").is_not_null()).select(
-        "competition_id", "player_id", "rating_before"
-    ).unique(subset=["competition_id", "player_id"], keep="first")
-    sides = []
-    for me, other in (("player_a", "player_b"), ("player_b", "player_a")):
-        mine = games.filter(pl.col(me).is_in(unrated) & ~pl.col(other).is_in(unrated))
-        mine = mine.join(before.rename({"player_id": other}), on=["competition_id", other], how="inner")
-        sides.append(mine.with_columns(pl.format("~pool~{}~{}", "competition_id", other).alias(other)))
-    replay = pl.concat(sides, how="diagonal_relaxed")
-    ghost = pl.when(pl.col("player_a").is_in(unrated)).then(pl.col("player_b")).otherwise(pl.col("player_a"))
-    ghosts = replay.select(ghost.alias("player_id"), pl.col("rating_before").alias("rating")).unique(
+    unrated = ratings.filter(pl.col("rating").is_null()).get_column("player_id").implode()
+    sides = explanations.filter(pl.col("player_id").is_in(unrated) & pl.col("opponent_rating").is_not_null())
+    ghost = pl.format("~pool~{}~{}", "competition_id", "opponent_id")
+    replay = sides.select(
+        "competition_id", pl.col("round").cast(pl.Int32), pl.col("player_id").alias("player_a"),
+        ghost.alias("player_b"), pl.col("score").cast(pl.Float64).alias("score_a"),
+        pl.lit("played").alias("status"), pl.lit(True).alias("rated"),
+    )
+    ghosts = sides.select(ghost.alias("player_id"), pl.col("opponent_rating").alias("rating")).unique(
         "player_id", maintain_order=True
     ).with_columns(pl.lit(0, pl.Int64).alias("games"))
-    comps = competitions.filter(pl.col("competition_id").is_in(replay.get_column("competition_id").unique().to_list()))
-    pooled = sorted(set(replay.get_column("player_a").to_list() + replay.get_column("player_b").to_list())
-                    - set(ghosts.get_column("player_id").to_list()))
-    return Pooled(comps, replay.drop("rating_before"), ghosts.get_column("player_id").to_list(), pooled, ghosts)
+    comps = competitions.filter(pl.col("competition_id").is_in(replay.get_column("competition_id").unique().implode()))
+    if before is not None:
+        kept = before.games.filter(pl.col("player_a").is_in(unrated))
+        replay = pl.concat([kept, replay], how="diagonal_relaxed")
+        ghosts = pl.concat([before.seed.filter(pl.col("player_id").is_in(kept.get_column("player_b").implode())),
+                            ghosts], how="diagonal_relaxed")
+        comps = pl.concat([before.competitions.filter(
+            pl.col("competition_id").is_in(kept.get_column("competition_id").implode())), comps], how="diagonal_relaxed")
+    pooled = sorted(set(replay.get_column("player_a").to_list()))
+    return Pooled(comps, replay, ghosts.get_column("player_id").to_list(), pooled, ghosts)

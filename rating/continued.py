@@ -11,8 +11,10 @@ offsets on (they are stored period by period, so those rows are a tail of ``seq`
 The continuation equals the run from the seed row for row when (:func:`plan`): nothing before the
 checkpoint changed (:func:`rating.history.unchanged_before`), every tournament from it on starts
 on or after the list in force at it (:func:`engine.fide_restart.can_continue`), and no one-off
-adjustment (rapid and blitz, 1 October 2022) falls within the initial-rating window before it or
-between it and the night's tournaments. Otherwise the run re-rates from the seed, as before; so
+adjustment (rapid and blitz, 1 October 2022) falls on or after the list in force at it, with rows
+after it: the state at a checkpoint past the adjustment holds the raised ratings, and the games
+pooled before it are replayed as the run from the seed carries them over its cut
+(:func:`engine.lists.pooled_games`). Otherwise the run re-rates from the seed, as before; so
 does a replay that would rate a pooled player (:class:`CannotContinue`), a safety net.
 """
 
@@ -99,9 +101,9 @@ def plan(history: warehouse.History, batch: FederationBatch, config: dict[str, o
             return None  # rows before the checkpoint, and no state of this list at it
         if not can_continue(mine.filter(pl.col("point") >= at), _day(at), _previous(at)):
             return None
-        if any(day > window_start(_day(at)) and mine.filter(pl.coalesce("end_date", "start_date") >= day).height
+        if any(day >= _previous(at) and mine.filter(pl.coalesce("end_date", "start_date") >= day).height
                for day, _ in adjustments_of(batch.federation, config, name)):
-            return None  # an adjustment within the window, with rows after it
+            return None  # an adjustment the checkpoint's state has not passed, with rows after it
     return at
 
 
@@ -204,10 +206,10 @@ def next_checkpoints(
         return ()
     at = str(_points(accepted).get_column("point").max())
     for name in lists:
-        # An adjustment the periods before the checkpoint cross, with games pooled across it still in
-        # the window: the state at the checkpoint is not all a run from it needs. One still to come is
-        # for the next run to refuse (:func:`plan`).
-        if any(window_start(_day(at)) < day < _day(at) for day, _ in adjustments_of(batch.federation, config, name)):
+        # An adjustment on or after the list in force at the checkpoint: the run through the periods
+        # before it (the head) does not reach it, so its state is not the adjusted one a run from
+        # the checkpoint needs. One still to come is for the next run to refuse (:func:`plan`).
+        if any(_previous(at) <= day < _day(at) for day, _ in adjustments_of(batch.federation, config, name)):
             return ()
     base = (0, 0) if start is None else (start[1][lists[0]].n_changes, start[1][lists[0]].n_explanations)
     period = at[:7]

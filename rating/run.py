@@ -103,11 +103,10 @@ def _rate_entered_list(
     raised: list[tuple[date, pl.DataFrame]] = []
     carried: engine.lists.Pooled | None = None
     for i, (lo, hi) in enumerate(bounds):
-        done, seg_comps, seg_games = _rate_segment(history, batch, seed, (lo, hi), carried, config, as_of, in_force)
+        done, seg_comps = _rate_segment(history, batch, seed, (lo, hi), carried, config, as_of, in_force)
         runs.append(done)
-        carried = None
         if hi is not None:
-            seed, up, carried = _across_the_cut(done, in_force, hi, cuts[i][1], seg_comps, seg_games)
+            seed, up, carried = _across_the_cut(done, in_force, hi, cuts[i][1], seg_comps, carried)
             raised.append((hi, up))
     last = runs[-1]
     return replace(
@@ -130,11 +129,11 @@ def _rate_entered_list(
 def _rate_segment(
     history: warehouse.History, batch: FederationBatch, seed: pl.DataFrame, span: tuple[date | None, date | None],
     carried: engine.lists.Pooled | None, config: dict[str, object], as_of: date | None, in_force: StandardInForce,
-) -> tuple[Rated, pl.DataFrame, pl.DataFrame]:
+) -> tuple[Rated, pl.DataFrame]:
     """The competitions ending in ``span`` (from, before; ``None``: open) rated from ``seed``.
 
     The pooled games ``carried`` over the cut before are replayed and their rows dropped.
-    Also returns the segment's accepted competitions and games (what the next cut carries).
+    Also returns the segment's accepted competitions (what the next cut carries).
     """
     lo, hi = span
     end = pl.coalesce("end_date", "start_date")
@@ -155,7 +154,7 @@ def _rate_segment(
         batch, competitions=new,
         games=batch.games.filter(pl.col("competition_id").is_in(new.get_column("competition_id").to_list())),
     )
-    seg_comps, seg_games, _ = part.laid_over(tonight.competitions, tonight.games, tonight.players)
+    seg_comps, _, _ = part.laid_over(tonight.competitions, tonight.games, tonight.players)
     if carried is not None:
         part = replace(
             part, competitions=pl.concat([part.competitions, carried.competitions], how="diagonal_relaxed"),
@@ -169,19 +168,21 @@ def _rate_segment(
             explanations=done.run.explanations.filter(~pl.col("competition_id").is_in(replayed)),
             ratings=done.run.ratings.filter(~pl.col("player_id").is_in(ghosts)),
         ))
-    return done, seg_comps, seg_games
+    return done, seg_comps
 
 
 def _across_the_cut(
-    done: Rated, in_force: StandardInForce, day: date, below: float, seg_comps: pl.DataFrame, seg_games: pl.DataFrame,
+    done: Rated, in_force: StandardInForce, day: date, below: float, seg_comps: pl.DataFrame,
+    carried: engine.lists.Pooled | None,
 ) -> tuple[pl.DataFrame, pl.DataFrame, engine.lists.Pooled]:
     """The seed of the segment from adjustment day ``day``, the ratings the adjustment raised
-    (``player_id, rating``) and the pooled games carried over the cut."""
+    (``player_id, rating``) and the pooled games carried over the cut (``carried``: those carried
+    over the cut before, replayed in this segment)."""
     seed = adjusted(done.run.ratings, in_force.on(day), below)
     before = done.run.ratings.select("player_id", pl.col("rating").alias("_before"))
     raised = seed.join(before, on="player_id", how="inner").filter(
         pl.col("rating") != pl.col("_before")).select("player_id", "rating")
-    carried = pooled_games(done.run.ratings, done.run.changes, seg_comps, seg_games)
+    carried = pooled_games(done.run.ratings, done.run.explanations, seg_comps, carried)
     seed = pl.concat(
         [seed.filter(~pl.col("player_id").is_in(carried.players)), carried.seed], how="diagonal_relaxed"
     )

@@ -219,6 +219,33 @@ def test_games_pooled_before_the_cut_count_towards_an_initial_rating_after_it(tm
     assert dict(rapid.ratings.select("player_id", "rating").iter_rows())["6"] == expected.rating
 
 
+def test_a_game_that_moved_no_rating_before_the_cut_still_counts_after_it(tmp_path: Path) -> None:
+    """Player 6 (no standard rating) plays 1, 2 and 3 in September 2022, their only rapid games
+    there: games against an unrated player count for no rated player, so none of them has a rating
+    change in R1, yet the three games are in 6's pool. With 2 more in November: 5 games, an initial
+    rating in the December 2022 list (RULES.md: at least 5 games pooled over at most 26 months).
+    The cut used to carry only the games whose opponent had a change row in the event, and left
+    6 unrated (found by the property test of nights across the adjustment)."""
+    events = [
+        ("STD", "2022-09-03", "standard", [("1", "4", 1.0), ("2", "3", 0.0)]),
+        ("R1", "2022-09-10", "rapid", [("6", "1", 0.0), ("2", "6", 0.5), ("6", "3", 1.0)]),
+        ("R3", "2022-11-12", "rapid", [("6", "4", 0.5), ("1", "6", 1.0), ("1", "4", 0.5)]),
+    ]
+    declared = {"1": 1850.0, "2": 1850.0, "3": 1500.0, "4": 1500.0}
+    rated = _rate(tmp_path, ADJUST_SEED, events, declared=declared)
+    in_force = dict(StandardInForce.of(ADJUST_SEED, rated.lists["standard"].run.changes)
+                    .on(date(2022, 10, 1)).iter_rows())
+    rapid = rated.lists["rapid"].run
+    assert rapid.changes.filter((pl.col("competition_id") == "R1") & (pl.col("player_id") != "6")).height == 0
+    # 1 is on the rapid list at the cut (raised to standard - 100); 4 enters it after, at his declared 1500.
+    r1 = in_force["1"] - 100.0
+    expected = fide_elo.initial_rating([1850.0, 1850.0, 1500.0, 1500.0, r1], [0.0, 0.5, 1.0, 0.5, 0.0],
+                                       rule_set="fide-rapid-2022-10")
+    assert expected.rating is not None
+    assert _row(rapid.changes, "R3", "6")["rating_after"] == expected.rating
+    assert dict(rapid.ratings.select("player_id", "rating").iter_rows())["6"] == expected.rating
+
+
 def test_the_published_rapid_lists_carry_the_adjustment_from_october_2022(tmp_path: Path) -> None:
     """The editions are rebuilt from the change rows; the adjustment is none, yet the
     October 2022 list and every later one show it, also for players who do not play again."""

@@ -27,6 +27,7 @@ from polars.testing import assert_frame_equal
 from sqlalchemy.engine import Engine
 
 import warehouse
+from engine.fide_restart import window_start
 from flows.config import federation_config
 from formats.schema import (
     BYES_SCHEMA,
@@ -46,7 +47,9 @@ from warehouse.models import Explanation, Rating, RatingChange
 
 FIRST = date(2025, 1, 6)
 _serial = itertools.count()
-SEEN = {"nights": 0, "continued": 0, "continued with rapid or blitz": 0, "pooled players at a checkpoint": 0}
+SEEN = {"nights": 0, "continued": 0, "continued with rapid or blitz": 0, "pooled players at a checkpoint": 0,
+        "continued over the adjustment": 0}
+ADJUSTMENT = date(2022, 10, 1)
 
 
 class Tournament(TypedDict):
@@ -137,6 +140,9 @@ def _night(db: Engine, fed: str, batch: FederationBatch, day: date, *, full: boo
         SEEN["continued"] += 1
         SEEN["continued with rapid or blitz"] += len(rated.lists) > 1
         SEEN["pooled players at a checkpoint"] += any(c.pooled.height for c in rated.checkpoints)
+        # A checkpoint after the adjustment whose initial-rating window reaches back over it.
+        SEEN["continued over the adjustment"] += window_start(date.fromisoformat(rated.cut)) < ADJUSTMENT < \
+            date.fromisoformat(rated.cut)
     return rated.cut
 
 
@@ -161,10 +167,11 @@ def test_fide_nights_across_the_2022_adjustment_equal_a_full_rerate(
 ) -> None:
     """Nights in date order around 1 October 2022, mostly rapid and blitz, equal the run from the seed.
 
-    A night whose checkpoint's initial-rating window reaches back over the adjustment re-rates from
-    the seed (``rating.continued.plan``). Letting it continue from the checkpoint instead (the guard
-    narrowed to an adjustment on or after the list in force at the checkpoint, in ``plan`` and
-    ``next_checkpoints``) fails this test: this is the test a change that lifts the guard must pass.
+    A night continues from its checkpoint once the list in force there is after the adjustment, with
+    the games newcomers pooled before it replayed (``rating.continued.plan``); the run from the seed
+    carries them over the cut (``rating.run``). This test found a pooled game the cut lost (against an
+    opponent the game did not move), and it is what kept the nights whose initial-rating window
+    reaches back over the adjustment re-rating from the seed until that was fixed.
     """
     _nights_equal_a_full_rerate(db, history, BEFORE_ADJUSTMENT)
 
@@ -207,9 +214,13 @@ def _nights_equal_a_full_rerate(db: Engine, history: tuple[list[Tournament], lis
 
 def test_the_nights_drawn_continue_from_checkpoints(sqlite_db: Engine) -> None:
     """The draws above cover what the checkpoints are for: nights that continue, with rapid or
-    blitz, and newcomers pooling games across a checkpoint."""
+    blitz, newcomers pooling games across a checkpoint, and checkpoints whose window reaches back
+    over the 2022 adjustment."""
     if not SEEN["nights"]:
         test_fide_nights_equal_a_full_rerate(sqlite_db)
     assert SEEN["continued"] > 5 and SEEN["continued with rapid or blitz"] > 2, SEEN
     assert SEEN["pooled players at a checkpoint"] > 0, SEEN
+    if not SEEN["continued over the adjustment"]:
+        test_fide_nights_across_the_2022_adjustment_equal_a_full_rerate(sqlite_db)
+    assert SEEN["continued over the adjustment"] > 0, SEEN
 
