@@ -28,6 +28,7 @@ import polars as pl
 
 from engine import rulesets
 from engine.fide_periods import months_before
+from engine.lists import Pooled
 
 __all__ = ["Continuation", "can_continue", "checkpoint_state", "continue_from", "window_start"]
 
@@ -89,6 +90,13 @@ class Continuation:
     games: pl.DataFrame         #: the pooled games, each against its stand-in
     stand_ins: list[str]        #: dropped from the ratings
     pooled: list[str]           #: the players whose games are replayed
+
+    def as_pooled(self) -> Pooled:
+        """The replay as games carried over a one-off adjustment (:func:`engine.lists.pooled_games`):
+        a cut after the checkpoint carries them on, for the players still unrated there."""
+        games = self.games.with_columns(pl.lit("played").alias("status"), pl.lit(True).alias("rated"))
+        ghosts = self.seed.filter(pl.col("player_id").is_in(pl.Series(self.stand_ins, dtype=pl.Utf8).implode()))
+        return Pooled(self.competitions, games, self.stand_ins, self.pooled, ghosts)
 
     def finish(self, changes: pl.DataFrame, explanations: pl.DataFrame, ratings: pl.DataFrame,
                state: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:

@@ -10,10 +10,11 @@ offsets on (they are stored period by period, so those rows are a tail of ``seq`
 
 The continuation equals the run from the seed row for row when (:func:`plan`): nothing before the
 checkpoint changed (:func:`rating.history.unchanged_before`), every tournament from it on starts
-on or after the list in force at it (:func:`engine.fide_restart.can_continue`), and no one-off
-adjustment (rapid and blitz, 1 October 2022) falls on or after the list in force at it, with rows
-after it: the state at a checkpoint past the adjustment holds the raised ratings, and the games
-pooled before it are replayed as the run from the seed carries them over its cut
+on or after the list in force at it (:func:`engine.fide_restart.can_continue`), and the state at
+the checkpoint holds every one-off adjustment (rapid and blitz, 1 October 2022) the run from the
+seed makes: that run cuts a list whose competitions end on both sides of the day, so the
+checkpoint's own run (the periods before it) must have been cut there too (:func:`_crosses`); the
+games pooled before it are replayed as the run from the seed carries them over its cut
 (:func:`engine.lists.pooled_games`). Otherwise the run re-rates from the seed, as before; so
 does a replay that would rate a pooled player (:class:`CannotContinue`), a safety net.
 """
@@ -30,7 +31,7 @@ import engine
 import warehouse
 from engine.fide_periods import months_before
 from engine.fide_restart import can_continue, checkpoint_state, continue_from, window_start
-from engine.lists import StandardInForce, adjustments_of, list_of_competitions
+from engine.lists import Pooled, StandardInForce, adjustments_of, list_of_competitions, lists_of
 from formats.batch import FederationBatch
 from formats.schema import EXPLANATIONS_SCHEMA, conform, empty
 from rating.history import LAST
@@ -75,6 +76,21 @@ def games_from(point: str, as_of: date | None) -> date:
     return min(window_start(_day(point)), window_start(as_of or _day(point)))
 
 
+def _crosses(competitions: pl.DataFrame, day: date) -> bool:
+    """Whether a run over ``competitions`` is cut at adjustment ``day`` (``rating.run``: some end
+    before it, some on or after it), so that its state after them is the adjusted one.
+
+    Examples
+    --------
+    >>> c = pl.DataFrame({"start_date": [date(2022, 9, 1)], "end_date": [date(2022, 9, 3)]})
+    >>> _crosses(c, date(2022, 10, 1)), _crosses(pl.concat([c, c.with_columns(pl.lit(date(2022, 11, 5))
+    ...                                                                    .alias("end_date"))]), date(2022, 10, 1))
+    (False, True)
+    """
+    end = competitions.select(pl.coalesce("end_date", "start_date").alias("d")).get_column("d")
+    return bool((end < day).any()) and bool((end >= day).any())
+
+
 def plan(history: warehouse.History, batch: FederationBatch, config: dict[str, object], lists: list[str],
          same: str | None, checkpoints: Mapping[str, warehouse.Checkpoint]) -> str | None:
     """The point to continue from (the checkpoints'), or None: re-rate from the seed.
@@ -101,9 +117,12 @@ def plan(history: warehouse.History, batch: FederationBatch, config: dict[str, o
             return None  # rows before the checkpoint, and no state of this list at it
         if not can_continue(mine.filter(pl.col("point") >= at), _day(at), _previous(at)):
             return None
-        if any(day >= _previous(at) and mine.filter(pl.coalesce("end_date", "start_date") >= day).height
+        head = mine.filter(pl.col("point") < at)
+        if any(day < _day(at) and _crosses(mine, day) and not _crosses(head, day)
                for day, _ in adjustments_of(batch.federation, config, name)):
-            return None  # an adjustment the checkpoint's state has not passed, with rows after it
+            # The run from the seed adjusts this list on that day, the checkpoint's state is not adjusted,
+            # and the editions since, before the checkpoint, would need the adjustment too.
+            return None
     return at
 
 
@@ -149,8 +168,13 @@ def continue_list(
     checkpoint: warehouse.Checkpoint | None, in_force: StandardInForce | None,
 ) -> Rated:
     """One list rated from ``checkpoint`` (None: a list with nothing rated before ``at``) through
-    every competition of period ``at`` and after, the pooled games replayed and their rows dropped."""
-    from rating.run import finish_rated  # the seed's run's last steps (names, progress, the Rated)
+    every competition of period ``at`` and after, the pooled games replayed and their rows dropped.
+
+    A one-off adjustment on or after the checkpoint (:func:`_cuts`) cuts the run as it cuts the run
+    from the seed (``rating.run``): the competitions before the day from the checkpoint, then the
+    rest from the adjusted state, with every game the still-unrated players pooled carried over.
+    """
+    from rating.run import across_the_cut, finish_rated, rate_segment  # the seed's run's steps
 
     fed = batch.federation
     accepted, games, players = history.laid_over(batch.competitions, batch.games, batch.players)
@@ -162,10 +186,13 @@ def continue_list(
         state, start = checkpoint.state, checkpoint.start
     else:
         state = start = engine.state_from_seed(history.seed)
-    comps = accepted.filter(pl.col("competition_id").is_in(tail))
-    rated_games = games.filter(pl.col("competition_id").is_in(tail))
+    cuts = _cuts(fed, config, accepted, at) if in_force is not None else []
+    end = pl.coalesce("end_date", "start_date")
+    first = pl.lit(True) if not cuts else end < cuts[0][0]
+    comps = accepted.filter(pl.col("competition_id").is_in(tail) & first)
+    rated_games = games.filter(pl.col("competition_id").is_in(comps.get_column("competition_id").implode()))
     # Nothing of this list from the checkpoint on: no replay either (its periods would date the state).
-    pooled = checkpoint.pooled if checkpoint is not None and comps.height else empty(EXPLANATIONS_SCHEMA)
+    pooled = checkpoint.pooled if checkpoint is not None and (comps.height or cuts) else empty(EXPLANATIONS_SCHEMA)
     go_on = continue_from(state, pooled,
                           accepted.filter(pl.col("competition_id").is_in(before["competition_id"].implode())))
     declared = engine.own_declared_ratings(players, fed)
@@ -183,10 +210,33 @@ def continue_list(
                           & pl.col("rating_after").is_not_null()).height:
         raise CannotContinue(f"{fed}: a pooled player would earn a rating in the games replayed before {at}")
     changes, explanations, ratings = go_on.finish(run.changes, run.explanations, run.ratings, state)
-    done = finish_rated(fed, engine.RatingRun(changes, explanations, ratings), accepted, games, players, config, as_of,
-                        start=start)
+    parts, raised = [(changes, explanations)], []
+    if cuts:
+        assert in_force is not None
+        carried: Pooled | None = go_on.as_pooled()
+        seg_comps = comps
+        rest = replace(history, games_from=None)  # the segments after a cut read no game before it
+        for i, (day, below) in enumerate(cuts):
+            seed, up, carried = across_the_cut(ratings, explanations, in_force, day, below, seg_comps, carried)
+            raised.append((day, up))
+            done, seg_comps = rate_segment(rest, batch, seed, (day, cuts[i + 1][0] if i + 1 < len(cuts) else None),
+                                           carried, config, as_of, in_force)
+            explanations, ratings = done.run.explanations, done.run.ratings
+            parts.append((done.run.changes, explanations))
+    done = finish_rated(fed, engine.RatingRun(pl.concat([c for c, _ in parts]), pl.concat([e for _, e in parts]),
+                                              ratings), accepted, games, players, config, as_of, start=start)
     changed = [*batch.competitions.get_column("competition_id").to_list(), *batch.rerate]
-    return replace(done, cut=at, changed=list(dict.fromkeys(changed)))
+    return replace(done, cut=at, changed=list(dict.fromkeys(changed)), adjustments=raised)
+
+
+def _cuts(federation: str, config: dict[str, object], accepted: pl.DataFrame, at: str) -> list[tuple[date, float]]:
+    """The one-off adjustments a run of a list from checkpoint ``at`` makes: on or after the checkpoint's
+    day, where the list's competitions (``accepted``, all of them) end on both sides of the day, as the
+    run from the seed cuts (``rating.run``). One before it is in the checkpoint's state, or the night
+    re-rates from the seed (:func:`plan`)."""
+    name = lists_of(config)[0] if lists_of(config) else ""
+    return [(day, below) for day, below in adjustments_of(federation, config, name)
+            if day >= _day(at) and _crosses(accepted, day)]
 
 
 def next_checkpoints(

@@ -103,10 +103,11 @@ def _rate_entered_list(
     raised: list[tuple[date, pl.DataFrame]] = []
     carried: engine.lists.Pooled | None = None
     for i, (lo, hi) in enumerate(bounds):
-        done, seg_comps = _rate_segment(history, batch, seed, (lo, hi), carried, config, as_of, in_force)
+        done, seg_comps = rate_segment(history, batch, seed, (lo, hi), carried, config, as_of, in_force)
         runs.append(done)
         if hi is not None:
-            seed, up, carried = _across_the_cut(done, in_force, hi, cuts[i][1], seg_comps, carried)
+            seed, up, carried = across_the_cut(done.run.ratings, done.run.explanations, in_force, hi, cuts[i][1],
+                                               seg_comps, carried)
             raised.append((hi, up))
     last = runs[-1]
     return replace(
@@ -126,7 +127,7 @@ def _rate_entered_list(
     )
 
 
-def _rate_segment(
+def rate_segment(
     history: warehouse.History, batch: FederationBatch, seed: pl.DataFrame, span: tuple[date | None, date | None],
     carried: engine.lists.Pooled | None, config: dict[str, object], as_of: date | None, in_force: StandardInForce,
 ) -> tuple[Rated, pl.DataFrame]:
@@ -171,18 +172,22 @@ def _rate_segment(
     return done, seg_comps
 
 
-def _across_the_cut(
-    done: Rated, in_force: StandardInForce, day: date, below: float, seg_comps: pl.DataFrame,
-    carried: engine.lists.Pooled | None,
+def across_the_cut(
+    ratings: pl.DataFrame, explanations: pl.DataFrame, in_force: StandardInForce, day: date, below: float,
+    seg_comps: pl.DataFrame, carried: engine.lists.Pooled | None,
 ) -> tuple[pl.DataFrame, pl.DataFrame, engine.lists.Pooled]:
     """The seed of the segment from adjustment day ``day``, the ratings the adjustment raised
-    (``player_id, rating``) and the pooled games carried over the cut (``carried``: those carried
-    over the cut before, replayed in this segment)."""
-    seed = adjusted(done.run.ratings, in_force.on(day), below)
-    before = done.run.ratings.select("player_id", pl.col("rating").alias("_before"))
+    (``player_id, rating``) and the pooled games carried over the cut.
+
+    ``ratings``, ``explanations``: the segment before the cut (its replayed rows dropped);
+    ``seg_comps``: its competitions; ``carried``: the games carried over the cut before (or
+    replayed from a checkpoint), replayed in that segment.
+    """
+    seed = adjusted(ratings, in_force.on(day), below)
+    before = ratings.select("player_id", pl.col("rating").alias("_before"))
     raised = seed.join(before, on="player_id", how="inner").filter(
         pl.col("rating") != pl.col("_before")).select("player_id", "rating")
-    carried = pooled_games(done.run.ratings, done.run.explanations, seg_comps, carried)
+    carried = pooled_games(ratings, explanations, seg_comps, carried)
     seed = pl.concat(
         [seed.filter(~pl.col("player_id").is_in(carried.players)), carried.seed], how="diagonal_relaxed"
     )

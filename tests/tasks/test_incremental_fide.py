@@ -48,7 +48,7 @@ from warehouse.models import Explanation, Rating, RatingChange
 FIRST = date(2025, 1, 6)
 _serial = itertools.count()
 SEEN = {"nights": 0, "continued": 0, "continued with rapid or blitz": 0, "pooled players at a checkpoint": 0,
-        "continued over the adjustment": 0}
+        "continued over the adjustment": 0, "continued through the adjustment": 0}
 ADJUSTMENT = date(2022, 10, 1)
 
 
@@ -143,6 +143,8 @@ def _night(db: Engine, fed: str, batch: FederationBatch, day: date, *, full: boo
         # A checkpoint after the adjustment whose initial-rating window reaches back over it.
         SEEN["continued over the adjustment"] += window_start(date.fromisoformat(rated.cut)) < ADJUSTMENT < \
             date.fromisoformat(rated.cut)
+        # A night from a checkpoint before the adjustment, cut on its day.
+        SEEN["continued through the adjustment"] += any(p.adjustments for p in rated.lists.values())
     return rated.cut
 
 
@@ -222,5 +224,53 @@ def test_the_nights_drawn_continue_from_checkpoints(sqlite_db: Engine) -> None:
     assert SEEN["pooled players at a checkpoint"] > 0, SEEN
     if not SEEN["continued over the adjustment"]:
         test_fide_nights_across_the_2022_adjustment_equal_a_full_rerate(sqlite_db)
-    assert SEEN["continued over the adjustment"] > 0, SEEN
+    assert SEEN["continued over the adjustment"] > 0 and SEEN["continued through the adjustment"] > 0, SEEN
 
+
+
+#: Player 1003 (standard 1720) loses 15 rapid games to 1004 in August 2022: his rapid rating falls more
+#: than 100 below his standard one, so the run from the seed raises it to 1620 on 1 October 2022.
+_RAPID_BEFORE: Tournament = {"id": "T00", "start": 219, "end": 219, "modality": "rapid",
+                             "games": [(r, "1003", "1004", 0.0) for r in range(1, 16)]}
+_STANDARD_DECEMBER: Tournament = {"id": "T01", "start": 341, "end": 341, "modality": "standard",
+                                  "games": [(1, "1000", "1003", 1.0)]}
+_RAPID_NOVEMBER: Tournament = {"id": "T03", "start": 310, "end": 310, "modality": "rapid",
+                               "games": [(1, "1000", "1004", 0.5)]}
+_RAPID_JANUARY: Tournament = {"id": "T02", "start": 377, "end": 377, "modality": "rapid",
+                              "games": [(1, "1003", "1004", 0.5)]}
+#: Newcomer 2000 pools 2 rapid games in August 2022 and 3 in September and November: an initial rating
+#: in the December list, from games on both sides of the adjustment.
+_NEWCOMER_AUGUST: Tournament = {"id": "T04", "start": 215, "end": 217, "modality": "rapid",
+                                "games": [(1, "2000", "1003", 0.5), (2, "1000", "2000", 0.5),
+                                          *((r, "1003", "1004", 0.0) for r in range(3, 16))]}
+_NEWCOMER_SEPTEMBER: Tournament = {"id": "T05", "start": 260, "end": 260, "modality": "rapid",
+                                   "games": [(1, "2000", "1001", 1.0)]}
+_NEWCOMER_NOVEMBER: Tournament = {"id": "T06", "start": 310, "end": 311, "modality": "rapid",
+                                  "games": [(1, "2000", "1004", 0.0), (2, "1003", "2000", 0.5)]}
+
+
+@pytest.mark.parametrize(("tournaments", "continues"), [
+    # The checkpoint (September 2022) is before the adjustment: the night from it is cut on 1 October,
+    # and the newcomer's games from before the checkpoint and before the cut cross it with him.
+    ([_NEWCOMER_AUGUST, _NEWCOMER_SEPTEMBER, _NEWCOMER_NOVEMBER], True),
+    # The checkpoint (January 2023) was made by a run of the rapid list that never reached 1 October:
+    # its state is not adjusted, so the January night re-rates from the seed, which is cut there.
+    ([_RAPID_BEFORE, _STANDARD_DECEMBER, _RAPID_JANUARY], False),
+    # A rapid event in November: the checkpoint's run was cut, its state holds the raised 1620.
+    ([_RAPID_BEFORE, _RAPID_NOVEMBER, _STANDARD_DECEMBER, _RAPID_JANUARY], True),
+], ids=["checkpoint-before-the-adjustment", "checkpoint-not-adjusted", "checkpoint-adjusted"])
+def test_a_night_after_the_adjustment_continues_only_from_an_adjusted_checkpoint(
+    db: Engine, tournaments: list[Tournament], continues: bool,
+) -> None:
+    """Nights in date order, the last one after the 2022 adjustment (RULES.md, "FIDE rapid and blitz
+    lists"): it equals the run from the seed, and continues from the checkpoint only when that
+    checkpoint's state holds the adjustment. Found when the guard of ``rating.continued.plan`` was
+    narrowed: a checkpoint whose rapid list had nothing rated between the adjustment and it
+    continued from the ratings before the adjustment (1522 instead of 1620)."""
+    before = dict(SEEN)
+    last = len(tournaments) - 1 if tournaments[0] is not _NEWCOMER_AUGUST else 1
+    _nights_equal_a_full_rerate(db, (tournaments, [list(range(last)), list(range(last, len(tournaments)))]),
+                                BEFORE_ADJUSTMENT)
+    assert (SEEN["continued"] > before["continued"]) is continues
+    if tournaments[0] is _NEWCOMER_AUGUST:
+        assert SEEN["continued through the adjustment"] > before["continued through the adjustment"]
