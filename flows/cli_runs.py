@@ -47,7 +47,7 @@ def run(
         "--block-games", min=0, show_default=False,
         help="An inbox of more games (an archive's first run) is rated, loaded and published in blocks "
              "of about as many, by months in date order, to bound memory; the outcome is one batch's. "
-             "0 (the default): one batch.")] = None,
+             "Default: 250,000; 0: one batch.")] = None,
 ) -> None:
     """The nightly job, one shot: ingest, validate, rate, load, publish, e-mail the reports."""
     from flows.config import federation_config

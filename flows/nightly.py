@@ -11,7 +11,7 @@ guard), so the outcome is the sequential run's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -99,7 +99,8 @@ def nightly(
     block_games
         An inbox of more games is taken in blocks of about as many (the first run of an
         archive: ``tasks/_inbox_blocks.py``), each rated, loaded and published in date order
-        before the next is read, with the same outcome as one batch; ``0`` (the default): one batch.
+        before the next is read, with the same outcome as one batch; ``0``: one batch (default:
+        ``tasks._inbox_blocks.BLOCK_GAMES``, 250,000).
     """
     logger = get_run_logger()
     as_of = as_of or date.today()
@@ -214,9 +215,13 @@ def _every_federation(ingested: Ingested, tonight: _Tonight, summary: NightlyRun
         summary.published[fed] = published if earlier is None else earlier.followed_by(published)
         summary.competitions.setdefault(fed, {}).update(published.reports)
         summary.report_paths += published.report_paths
-        night.finished.append(turn.batch)
+        # What the summary reads of a block (its competitions and findings; the changes of its own
+        # competitions): the games, players and the run's rows go with the block.
+        night.finished.append(replace(turn.batch, games=turn.batch.games.clear(), players=turn.batch.players.clear(),
+                                      byes=turn.batch.byes.clear()))
         if run is not None:
-            night.changes.setdefault(fed, []).append(run.changes)
+            ids = turn.batch.competitions.get_column("competition_id").implode()
+            night.changes.setdefault(fed, []).append(run.changes.filter(pl.col("competition_id").is_in(ids)))
 
 
 def _federation_turn(fed: str, turn: _Turn, tonight: _Tonight) -> tuple[Published, Any]:

@@ -31,11 +31,10 @@ from tasks._inbox_read import _competition_keys
 
 __all__ = ["BLOCK_GAMES", "UnitSpan", "blocks_of", "span_of", "unit_key"]
 
-#: Games per block of a large inbox by default (the nightly's ``block_games``; 0: one batch). Off:
-#: on the 1M-game FIDE-shaped archive, blocks of 250,000 games raised the first run's peak from
-#: 2.35 to 2.96 GB, because FIDE re-rates from the seed in the blocks of the two and a half years
-#: after its 2022 rapid and blitz adjustment (``rating.continued.plan``; docs/benchmarks.md).
-BLOCK_GAMES = 0
+#: Games per block of a large inbox by default (the nightly's ``block_games``; 0: one batch). On the
+#: 1M-game FIDE-shaped archive, blocks of 250,000 games take the first run's peak from 2.15 to 1.12 GB
+#: for 13 % more time (docs/benchmarks.md); an inbox of fewer games is one block, read once.
+BLOCK_GAMES = 250_000
 
 
 def unit_key(unit: object) -> str:

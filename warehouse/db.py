@@ -20,7 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, Engine, make_url
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import NullPool, StaticPool
 
 from warehouse.errors import MigrationError, WarehouseUnavailableError
 
@@ -348,7 +348,12 @@ def get_engine(url: str | None = None, *, migrate_schema: bool = True) -> Engine
         raise WarehouseUnavailableError(f"not a database URL: {redact(raw)}") from None
     # A pooled connection the server dropped (a restart, an idle timeout) is replaced when it is
     # checked out, instead of failing the next statement of a process that outlived it.
-    kwargs: dict[str, Any] = {} if parsed.get_backend_name() == "sqlite" else {"pool_pre_ping": True}
+    kwargs: dict[str, Any] = {"pool_pre_ping": True}
+    if parsed.get_backend_name() == "sqlite":
+        # A file's connection is closed when it is given back: each holds a page cache of up to
+        # 256 MiB (``_sqlite_setup``), and a night opens the warehouse once per task, so pooled
+        # idle connections would hold that much each until the collector found their engines.
+        kwargs = {"poolclass": NullPool}
     if in_memory(parsed):
         # One shared connection, or every checkout would see a fresh empty database.
         kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
