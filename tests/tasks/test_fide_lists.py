@@ -18,7 +18,7 @@ import polars as pl
 from polars.testing import assert_frame_equal
 
 import warehouse
-from engine import fide_elo
+from engine import RatingRun, fide_elo
 from flows.config import federation_config
 from formats.schema import PLAYERS_SCHEMA, conform
 from publication import apply_editions
@@ -188,6 +188,17 @@ def _fed(batch: warehouse.LoadBatch) -> FederationBatch:
                            players=batch.players, games=batch.games, byes=batch.byes, findings=batch.findings)
 
 
+def _rapid_across_the_cut(tmp_path: Path, events: list[tuple[str, str, str, Pairs]],
+                          ) -> tuple[RatingRun, dict[str, float]]:
+    """The rapid list's run of ``events`` (1 to 4 declare their rapid ratings), and the standard
+    ratings in force on the adjustment's day."""
+    declared = {"1": 1850.0, "2": 1850.0, "3": 1500.0, "4": 1500.0}
+    rated = _rate(tmp_path, ADJUST_SEED, events, declared=declared)
+    in_force = dict(StandardInForce.of(ADJUST_SEED, rated.lists["standard"].run.changes)
+                    .on(date(2022, 10, 1)).iter_rows())
+    return rated.lists["rapid"].run, in_force
+
+
 def test_games_pooled_before_the_cut_count_towards_an_initial_rating_after_it(tmp_path: Path) -> None:
     """Player 6 (no standard rating) plays 3 rated opponents in September 2022 and 2 in
     November: 5 games, an initial rating in the December 2022 list (RULES.md: at least
@@ -198,11 +209,7 @@ def test_games_pooled_before_the_cut_count_towards_an_initial_rating_after_it(tm
                                        ("3", "4", 0.5)]),
         ("R3", "2022-11-12", "rapid", [("6", "4", 0.5), ("6", "1", 0.0), ("1", "4", 0.5)]),
     ]
-    declared = {"1": 1850.0, "2": 1850.0, "3": 1500.0, "4": 1500.0}
-    rated = _rate(tmp_path, ADJUST_SEED, events, declared=declared)
-    in_force = dict(StandardInForce.of(ADJUST_SEED, rated.lists["standard"].run.changes)
-                    .on(date(2022, 10, 1)).iter_rows())
-    rapid = rated.lists["rapid"].run
+    rapid, in_force = _rapid_across_the_cut(tmp_path, events)
     # After the cut 1 and 4 are at their adjusted ratings (standard - 100).
     r1, r4 = in_force["1"] - 100.0, in_force["4"] - 100.0
     assert _row(rapid.changes, "R3", "1")["rating_before"] == r1
@@ -231,11 +238,7 @@ def test_a_game_that_moved_no_rating_before_the_cut_still_counts_after_it(tmp_pa
         ("R1", "2022-09-10", "rapid", [("6", "1", 0.0), ("2", "6", 0.5), ("6", "3", 1.0)]),
         ("R3", "2022-11-12", "rapid", [("6", "4", 0.5), ("1", "6", 1.0), ("1", "4", 0.5)]),
     ]
-    declared = {"1": 1850.0, "2": 1850.0, "3": 1500.0, "4": 1500.0}
-    rated = _rate(tmp_path, ADJUST_SEED, events, declared=declared)
-    in_force = dict(StandardInForce.of(ADJUST_SEED, rated.lists["standard"].run.changes)
-                    .on(date(2022, 10, 1)).iter_rows())
-    rapid = rated.lists["rapid"].run
+    rapid, in_force = _rapid_across_the_cut(tmp_path, events)
     assert rapid.changes.filter((pl.col("competition_id") == "R1") & (pl.col("player_id") != "6")).height == 0
     # 1 is on the rapid list at the cut (raised to standard - 100); 4 enters it after, at his declared 1500.
     r1 = in_force["1"] - 100.0
