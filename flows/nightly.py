@@ -34,6 +34,7 @@ from tasks.runtime import flow
 from tasks.site import publish_site
 from tasks.summary import summarise_night
 from tasks.validate import validate_batch
+from validations.deciding import summary_findings
 from warehouse.guard import checkpoint, exclusive
 
 
@@ -215,10 +216,10 @@ def _every_federation(ingested: Ingested, tonight: _Tonight, summary: NightlyRun
         summary.published[fed] = published if earlier is None else earlier.followed_by(published)
         summary.competitions.setdefault(fed, {}).update(published.reports)
         summary.report_paths += published.report_paths
-        # What the summary reads of a block (its competitions and findings; the changes of its own
-        # competitions): the games, players and the run's rows go with the block.
+        # What the summary reads of a block (its competitions, the first finding of each rule; the
+        # changes of its own competitions): the games, players and the run's rows go with the block.
         night.finished.append(replace(turn.batch, games=turn.batch.games.clear(), players=turn.batch.players.clear(),
-                                      byes=turn.batch.byes.clear()))
+                                      byes=turn.batch.byes.clear(), findings=summary_findings(turn.batch.findings)))
         if run is not None:
             ids = turn.batch.competitions.get_column("competition_id").implode()
             night.changes.setdefault(fed, []).append(run.changes.filter(pl.col("competition_id").is_in(ids)))

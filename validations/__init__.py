@@ -10,7 +10,7 @@ Public API (``docs/CONTRACTS.md``):
 - the rule table: :func:`load_rules`, :func:`rules_for`, :func:`rules_frame`
 """
 
-from validations.deciding import deciding_findings
+from validations.deciding import deciding_findings, summary_findings
 from validations.egf import adjusted_time, tournament_class
 from validations.errors import (
     GxProjectError,
@@ -64,6 +64,7 @@ __all__ = [
     "report_status",
     "rules_for",
     "rules_frame",
+    "summary_findings",
     "tournament_class",
     "validate",
     "write_report",

@@ -28,6 +28,22 @@ def where(line: object, field: object) -> str:
     return ", ".join(parts) or "the whole file"
 
 
+def summary_findings(findings: pl.DataFrame) -> pl.DataFrame:
+    """The findings a night's summary reads (:func:`validations.file_outcomes`, :func:`deciding_findings`):
+    for each file, competition, severity and rule, the first by line. Both give the same answers
+    on them as on all the findings; a night in blocks keeps these of each block, not every
+    finding (a FIDE archive has a forfeit finding every few games).
+
+    >>> f = pl.DataFrame({"source": ["a.trf"] * 3, "competition_id": ["A"] * 3, "severity": ["exclude"] * 3,
+    ...                   "rule": ["forfeit"] * 3, "line": [9, 4, 7], "field": ["result"] * 3})
+    >>> summary_findings(f).select("rule", "line").rows()
+    [('forfeit', 4)]
+    """
+    found = conform(findings, FINDINGS_SCHEMA)
+    return found.sort("line", "rule", nulls_last=True, maintain_order=True).unique(
+        subset=["source", "competition_id", "severity", "rule"], keep="first", maintain_order=True)
+
+
 def deciding_findings(outcomes: Mapping[str, str], findings: pl.DataFrame | None) -> dict[str, str]:
     """File -> ``<rule> at line L, field 'F'`` of the first finding that decided its outcome.
 
@@ -51,7 +67,7 @@ def deciding_findings(outcomes: Mapping[str, str], findings: pl.DataFrame | None
         conform(findings, FINDINGS_SCHEMA)
         .filter(pl.col("source").is_in(list(wanted)) & pl.col("severity").is_in(list(_ORDER)))
         .with_columns(pl.col("severity").replace_strict(_ORDER, return_dtype=pl.Int8).alias("_order"))
-        .sort("_order", "line", "rule", nulls_last=True)
+        .sort("_order", "line", "rule", nulls_last=True, maintain_order=True)   # ties: in the file's order
     )
     out: dict[str, str] = {}
     for source, severity, rule, line, field in rows.select("source", "severity", "rule", "line", "field").iter_rows():

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from validations import file_outcomes
+from validations import deciding_findings, file_outcomes, summary_findings
 
 _SEVERITY = {"rejected": "reject", "held": "hold", "accepted_with_exclusions": "exclude"}
 _KINDS = {
@@ -100,3 +100,35 @@ def test_a_night_of_many_files_has_one_outcome_each() -> None:
     assert out[names[7]] == "rejected (format.csv.bad_score)"
     assert out[names[8]] == "published"
     assert out["junk.bin"] == "unreadable: rejected (format.unknown)"
+
+
+@pytest.mark.hypothesis
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    files=st.lists(st.tuples(_FEDS, _SOURCES, st.sampled_from([None, "trf"])), max_size=8),
+    comps=st.lists(st.tuples(_FEDS, _IDS, _SOURCES), max_size=8),
+    found=st.lists(st.tuples(_FEDS, st.one_of(st.none(), _IDS), st.sampled_from(["r1", "r2", "r3"]),
+                             st.sampled_from(["reject", "hold", "exclude", "warn"]), _SOURCES,
+                             st.one_of(st.none(), st.integers(1, 9)), st.sampled_from([None, "result", "round"])),
+                   max_size=20),
+    statuses=st.dictionaries(st.sampled_from(["ajusc", "fide", "None", "unknown"]),
+                             st.dictionaries(st.one_of(_IDS, _SOURCES), _STATUS, max_size=6), max_size=4),
+)
+def test_the_summary_s_findings_give_the_outcomes_and_the_deciding_places_of_all_of_them(
+    files: list[tuple[str | None, str, str | None]],
+    comps: list[tuple[str | None, str, str]],
+    found: list[tuple[str | None, str | None, str, str, str, int | None, str | None]],
+    statuses: dict[str, dict[str, str]],
+) -> None:
+    """A night in blocks keeps, of each block's findings, only ``summary_findings`` (flows/nightly.py):
+    the file outcomes and the deciding finding of each refused file are the same on them."""
+    f = pl.DataFrame(files, schema={"federation": pl.Utf8, "source": pl.Utf8, "format": pl.Utf8}, orient="row")
+    c = pl.DataFrame(comps, schema={"federation": pl.Utf8, "competition_id": pl.Utf8, "source": pl.Utf8},
+                     orient="row")
+    x = pl.DataFrame(found, schema={"federation": pl.Utf8, "competition_id": pl.Utf8, "rule": pl.Utf8,
+                                    "severity": pl.Utf8, "source": pl.Utf8, "line": pl.Int32, "field": pl.Utf8},
+                     orient="row")
+    kept = summary_findings(x)
+    outcomes = file_outcomes(files=f, competitions=c, statuses=statuses, findings=x)
+    assert file_outcomes(files=f, competitions=c, statuses=statuses, findings=kept) == outcomes
+    assert deciding_findings(outcomes, kept) == deciding_findings(outcomes, x)
