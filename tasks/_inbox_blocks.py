@@ -9,7 +9,8 @@ players, not the archive.
 
 The blocks are cut only where the result is the one batch's: between months, where every
 competition of the blocks after starts in a later month than every competition of the
-blocks before ends. The lists are then rated and published in date order, edition by
+blocks before ends (and never after a month that holds a one-off adjustment of a list:
+:func:`_adjustment_months`). The lists are then rated and published in date order, edition by
 edition, as the one batch rates and publishes them. An inbox that cannot be cut so (one
 file spanning the whole archive), or that holds what a night applies to every file of it
 (a rating officer's aliases, a request to process a file again, one competition in two
@@ -27,6 +28,7 @@ from datetime import date
 import polars as pl
 
 import formats
+from engine.rulesets import REGISTRY
 from tasks._inbox_read import _competition_keys
 
 __all__ = ["BLOCK_GAMES", "UnitSpan", "blocks_of", "span_of", "unit_key"]
@@ -82,6 +84,20 @@ def _month(day: date) -> tuple[int, int]:
     return day.year, day.month
 
 
+def _adjustment_months() -> set[tuple[int, int]]:
+    """The months that hold a one-off adjustment of a list (FIDE rapid and blitz, October 2022).
+
+    A block that ends with such a month leaves a checkpoint the next block cannot continue from
+    (``rating.continued.next_checkpoints``: the run of the periods before it has not reached the
+    day, and the list in force at it, published already, would show the adjustment), so the next
+    block would re-rate from the seed, holding the whole history so far. No block ends there.
+
+    >>> (2022, 10) in _adjustment_months()
+    True
+    """
+    return {_month(r.effective_from) for r in REGISTRY.values() if r.params.get("adjust_to_standard_minus")}
+
+
 def blocks_of(spans: list[UnitSpan], budget: int) -> list[list[str]]:
     """The units' keys in blocks of at most ``budget`` games where the months allow a cut.
 
@@ -124,11 +140,12 @@ def blocks_of(spans: list[UnitSpan], budget: int) -> list[list[str]]:
     dated = sorted((s for s in spans if s.first is not None and s.last is not None),
                    key=lambda s: (s.first, s.last, s.key))
     blocks: list[list[str]] = [undated]
+    adjusted = _adjustment_months()
     games = 0
     reach: date | None = None   # the latest end of every unit planned so far
     for span in dated:
         assert span.first is not None and span.last is not None
-        cut = reach is not None and _month(reach) < _month(span.first)
+        cut = reach is not None and _month(reach) < _month(span.first) and _month(reach) not in adjusted
         if cut and blocks[-1] and games + span.games > budget:
             blocks.append([])
             games = 0
