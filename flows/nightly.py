@@ -11,7 +11,7 @@ guard), so the outcome is the sequential run's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -32,9 +32,8 @@ from tasks.rate import rate_federation
 from tasks.recover import resume_unfinished_publication
 from tasks.runtime import flow
 from tasks.site import publish_site
-from tasks.summary import summarise_night
+from tasks.summary import kept_for_summary, summarise_night
 from tasks.validate import validate_batch
-from validations.deciding import summary_findings
 from warehouse.guard import checkpoint, exclusive
 
 
@@ -218,8 +217,7 @@ def _every_federation(ingested: Ingested, tonight: _Tonight, summary: NightlyRun
         summary.report_paths += published.report_paths
         # What the summary reads of a block (its competitions, the first finding of each rule; the
         # changes of its own competitions): the games, players and the run's rows go with the block.
-        night.finished.append(replace(turn.batch, games=turn.batch.games.clear(), players=turn.batch.players.clear(),
-                                      byes=turn.batch.byes.clear(), findings=summary_findings(turn.batch.findings)))
+        night.finished.append(kept_for_summary(turn.batch))
         if run is not None:
             ids = turn.batch.competitions.get_column("competition_id").implode()
             night.changes.setdefault(fed, []).append(run.changes.filter(pl.col("competition_id").is_in(ids)))

@@ -14,6 +14,14 @@ from tasks.ingest import FILES_SCHEMA, FederationBatch
 from tasks.runtime import create_markdown_artifact, task
 
 
+def kept_for_summary(batch: FederationBatch) -> FederationBatch:
+    """What :func:`summarise_night` reads of a finished batch: its files and competitions and, of
+    its findings, the first of each rule per file and competition (``validations.summary_findings``).
+    A night in blocks keeps this of each block, not its games, players and every finding."""
+    return replace(batch, games=batch.games.clear(), players=batch.players.clear(), byes=batch.byes.clear(),
+                   findings=validations.summary_findings(batch.findings))
+
+
 @task(name="summarise_night")
 def summarise_night(
     batches: Sequence[FederationBatch],
