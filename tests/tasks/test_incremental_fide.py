@@ -21,7 +21,7 @@ from typing import TypedDict
 
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from sqlalchemy.engine import Engine
@@ -161,9 +161,36 @@ def test_fide_nights_equal_a_full_rerate(db: Engine, history: tuple[list[Tournam
 BEFORE_ADJUSTMENT = date(2022, 1, 3)
 
 
+#: Player 1003 (standard 1720) loses 15 rapid games to 1004 in August 2022: his rapid rating falls more
+#: than 100 below his standard one, so the run from the seed raises it to 1620 on 1 October 2022.
+_RAPID_BEFORE: Tournament = {"id": "T00", "start": 219, "end": 219, "modality": "rapid",
+                             "games": [(r, "1003", "1004", 0.0) for r in range(1, 16)]}
+_STANDARD_DECEMBER: Tournament = {"id": "T01", "start": 341, "end": 341, "modality": "standard",
+                                  "games": [(1, "1000", "1003", 1.0)]}
+_RAPID_NOVEMBER: Tournament = {"id": "T03", "start": 310, "end": 310, "modality": "rapid",
+                               "games": [(1, "1000", "1004", 0.5)]}
+_RAPID_JANUARY: Tournament = {"id": "T02", "start": 377, "end": 377, "modality": "rapid",
+                              "games": [(1, "1003", "1004", 0.5)]}
+#: Newcomer 2000 pools 2 rapid games in August 2022 and 3 in September and November: an initial rating
+#: in the December list, from games on both sides of the adjustment.
+_NEWCOMER_AUGUST: Tournament = {"id": "T04", "start": 215, "end": 217, "modality": "rapid",
+                                "games": [(1, "2000", "1003", 0.5), (2, "1000", "2000", 0.5),
+                                          *((r, "1003", "1004", 0.0) for r in range(3, 16))]}
+_NEWCOMER_SEPTEMBER: Tournament = {"id": "T05", "start": 260, "end": 260, "modality": "rapid",
+                                   "games": [(1, "2000", "1001", 1.0)]}
+_NEWCOMER_NOVEMBER: Tournament = {"id": "T06", "start": 310, "end": 311, "modality": "rapid",
+                                  "games": [(1, "2000", "1004", 0.0), (2, "1003", "2000", 0.5)]}
+
+
+
 @pytest.mark.hypothesis
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(histories(modalities=("standard", "rapid", "rapid", "blitz", "blitz"), in_order=True))
+# Whatever is drawn, one night continues through the adjustment (from a checkpoint before it, cut on
+# its day) and one from a checkpoint after it whose window reaches back over it: a CI run once drew
+# 25 histories with neither (``test_the_nights_drawn_continue_from_checkpoints``).
+@example(history=([_NEWCOMER_AUGUST, _NEWCOMER_SEPTEMBER, _NEWCOMER_NOVEMBER], [[0], [1, 2]]))
+@example(history=([_RAPID_BEFORE, _RAPID_NOVEMBER, _STANDARD_DECEMBER, _RAPID_JANUARY], [[0, 1, 2], [3]]))
 def test_fide_nights_across_the_2022_adjustment_equal_a_full_rerate(
     db: Engine, history: tuple[list[Tournament], list[list[int]]],
 ) -> None:
@@ -226,27 +253,6 @@ def test_the_nights_drawn_continue_from_checkpoints(sqlite_db: Engine) -> None:
         test_fide_nights_across_the_2022_adjustment_equal_a_full_rerate(sqlite_db)
     assert SEEN["continued over the adjustment"] > 0 and SEEN["continued through the adjustment"] > 0, SEEN
 
-
-
-#: Player 1003 (standard 1720) loses 15 rapid games to 1004 in August 2022: his rapid rating falls more
-#: than 100 below his standard one, so the run from the seed raises it to 1620 on 1 October 2022.
-_RAPID_BEFORE: Tournament = {"id": "T00", "start": 219, "end": 219, "modality": "rapid",
-                             "games": [(r, "1003", "1004", 0.0) for r in range(1, 16)]}
-_STANDARD_DECEMBER: Tournament = {"id": "T01", "start": 341, "end": 341, "modality": "standard",
-                                  "games": [(1, "1000", "1003", 1.0)]}
-_RAPID_NOVEMBER: Tournament = {"id": "T03", "start": 310, "end": 310, "modality": "rapid",
-                               "games": [(1, "1000", "1004", 0.5)]}
-_RAPID_JANUARY: Tournament = {"id": "T02", "start": 377, "end": 377, "modality": "rapid",
-                              "games": [(1, "1003", "1004", 0.5)]}
-#: Newcomer 2000 pools 2 rapid games in August 2022 and 3 in September and November: an initial rating
-#: in the December list, from games on both sides of the adjustment.
-_NEWCOMER_AUGUST: Tournament = {"id": "T04", "start": 215, "end": 217, "modality": "rapid",
-                                "games": [(1, "2000", "1003", 0.5), (2, "1000", "2000", 0.5),
-                                          *((r, "1003", "1004", 0.0) for r in range(3, 16))]}
-_NEWCOMER_SEPTEMBER: Tournament = {"id": "T05", "start": 260, "end": 260, "modality": "rapid",
-                                   "games": [(1, "2000", "1001", 1.0)]}
-_NEWCOMER_NOVEMBER: Tournament = {"id": "T06", "start": 310, "end": 311, "modality": "rapid",
-                                  "games": [(1, "2000", "1004", 0.0), (2, "1003", "2000", 0.5)]}
 
 
 @pytest.mark.parametrize(("tournaments", "continues"), [
