@@ -13,7 +13,7 @@ checkpoint changed (:func:`rating.history.unchanged_before`), every tournament f
 on or after the list in force at it (:func:`engine.fide_restart.can_continue`), and the state at
 the checkpoint holds every one-off adjustment (rapid and blitz, 1 October 2022) the run from the
 seed makes: that run cuts a list whose competitions end on both sides of the day, so the
-checkpoint's own run (the periods before it) must have been cut there too (:func:`_crosses`); the
+checkpoint's own run (the periods before it) must have been cut there too (:func:`crosses`); the
 games pooled before it are replayed as the run from the seed carries them over its cut
 (:func:`engine.lists.pooled_games`). Otherwise the run re-rates from the seed, as before; so
 does a replay that would rate a pooled player (:class:`CannotContinue`), a safety net.
@@ -76,14 +76,14 @@ def games_from(point: str, as_of: date | None) -> date:
     return min(window_start(_day(point)), window_start(as_of or _day(point)))
 
 
-def _crosses(competitions: pl.DataFrame, day: date) -> bool:
+def crosses(competitions: pl.DataFrame, day: date) -> bool:
     """Whether a run over ``competitions`` is cut at adjustment ``day`` (``rating.run``: some end
     before it, some on or after it), so that its state after them is the adjusted one.
 
     Examples
     --------
     >>> c = pl.DataFrame({"start_date": [date(2022, 9, 1)], "end_date": [date(2022, 9, 3)]})
-    >>> _crosses(c, date(2022, 10, 1)), _crosses(pl.concat([c, c.with_columns(pl.lit(date(2022, 11, 5))
+    >>> crosses(c, date(2022, 10, 1)), crosses(pl.concat([c, c.with_columns(pl.lit(date(2022, 11, 5))
     ...                                                                    .alias("end_date"))]), date(2022, 10, 1))
     (False, True)
     """
@@ -118,7 +118,7 @@ def plan(history: warehouse.History, batch: FederationBatch, config: dict[str, o
         if not can_continue(mine.filter(pl.col("point") >= at), _day(at), _previous(at)):
             return None
         head = mine.filter(pl.col("point") < at)
-        if any(day < _day(at) and _crosses(mine, day) and not _crosses(head, day)
+        if any(day < _day(at) and crosses(mine, day) and not crosses(head, day)
                for day, _ in adjustments_of(batch.federation, config, name)):
             # The run from the seed adjusts this list on that day, the checkpoint's state is not adjusted,
             # and the editions since, before the checkpoint, would need the adjustment too.
@@ -234,9 +234,10 @@ def _cuts(federation: str, config: dict[str, object], accepted: pl.DataFrame, at
     day, where the list's competitions (``accepted``, all of them) end on both sides of the day, as the
     run from the seed cuts (``rating.run``). One before it is in the checkpoint's state, or the night
     re-rates from the seed (:func:`plan`)."""
-    name = lists_of(config)[0] if lists_of(config) else ""
+    names = lists_of(config)
+    name = names[0] if names else ""
     return [(day, below) for day, below in adjustments_of(federation, config, name)
-            if day >= _day(at) and _crosses(accepted, day)]
+            if day >= _day(at) and crosses(accepted, day)]
 
 
 def next_checkpoints(
@@ -258,7 +259,7 @@ def next_checkpoints(
     for name in lists:
         # An adjustment on or after the list in force at the checkpoint: the run through the periods
         # before it (the head) does not reach it, so its state is not the adjusted one a run from
-        # the checkpoint needs. One still to come is for the next run to refuse (:func:`plan`).
+        # the checkpoint needs. One still to come, the run from the checkpoint cuts (:func:`_cuts`).
         if any(_previous(at) <= day < _day(at) for day, _ in adjustments_of(batch.federation, config, name)):
             return ()
     base = (0, 0) if start is None else (start[1][lists[0]].n_changes, start[1][lists[0]].n_explanations)

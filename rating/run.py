@@ -87,12 +87,8 @@ def _rate_entered_list(
     it only for the players who played after the cut.
     """
     accepted, _, players = history.laid_over(batch.competitions, batch.games, batch.players)
-    end = pl.coalesce("end_date", "start_date")
-    days = accepted.select(end.alias("d")).get_column("d")
-    cuts = [
-        (day, below) for day, below in adjustments_of(batch.federation, config, list_name)
-        if days.len() and bool((days < day).any()) and bool((days >= day).any())
-    ]
+    cuts = [(day, below) for day, below in adjustments_of(batch.federation, config, list_name)
+            if continued.crosses(accepted, day)]
     if not cuts:
         return rate(history, batch, config, as_of, entry=in_force)
     tonight_ids = batch.competitions.get_column("competition_id").to_list()
