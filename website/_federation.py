@@ -45,6 +45,14 @@ _SEVERITY_ORDER = {"reject": 0, "exclude": 1, "warn": 2}
 #: size (a read through the players' index and a fork of the workers each; docs/benchmarks.md).
 CARD_BLOCK = 5_000
 
+#: Competition pages rendered per block: the Python rows of a block's rating changes and findings
+#: are made before the workers fork, and dropped before the next block's. The first generation of
+#: the 5M-game FIDE archive made the rows of all 11,126 competitions at once (1.1M changes, every
+#: forfeit finding) and kept them, with the editions' rows, to the end of the site: the main
+#: process went from 1.26 to 2.68 GB in the editions' and competitions' pages (3.41 GB at the peak,
+#: docs/benchmarks.md).
+COMPETITION_BLOCK = 2_000
+
 
 def render_competition(pages: _Pages, item: tuple[dict[str, Any], str]) -> None:
     """Write a competition's page (the organiser's report and the changes it produced), ``item``:
@@ -72,11 +80,12 @@ def _chunks(items: Sequence[Any], render: Callable[[Any], None]) -> list[Callabl
 
 
 def _plan(pages: _Pages, engine: Engine, previous: Mapping[str, Any] | None, clock: _Clock,
-          ) -> tuple[list[Callable[[], None]], list[str], dict[str, Any]]:
+          ) -> tuple[list[Callable[[], None]], list[tuple[dict[str, Any], str]], list[str], dict[str, Any]]:
     """Render the full editions' pages whose key changed, and return the jobs that render the other
-    editions' and the competitions' pages whose key changed (their rows made, for the workers to use
-    without polars), the players whose card must be rendered (:func:`_render_cards` renders them),
-    and the federation's state for the next generation."""
+    editions' pages whose key changed (their rows made, for the workers to use without polars), the
+    competitions whose page must be rendered, with its key (:func:`_render_competitions`), the
+    players whose card must be rendered (:func:`_render_cards`), and the federation's state for the
+    next generation."""
     fed, writer = pages.fed, pages.writer
     latest = pages.latest
     wanted = []
@@ -99,14 +108,27 @@ def _plan(pages: _Pages, engine: Engine, previous: Mapping[str, Any] | None, clo
     pages.slices.only(left)
     if pages.changed_on is not None:
         pages.changed_on.only(left)
-    fed.changes_by_competition.only(c["competition_id"] for c, _ in outcomes)
-    # The findings of the pages rendered only: a FIDE archive has hundreds of thousands (its forfeits).
-    rendered_ids = {c["competition_id"] for c, _ in outcomes}
-    found = queries.site_findings(engine, fed.federation,
-                                  None if 2 * len(rendered_ids) > len(fed.competitions) else rendered_ids)
-    fed.findings = _Dicts(found, ["competition_id"], found.columns)
-    jobs += _chunks(outcomes, functools.partial(render_competition, pages))
-    return jobs, [p for p in pages.player_ids if p in to_render], state
+    return jobs, outcomes, [p for p in pages.player_ids if p in to_render], state
+
+
+def _render_competitions(pages: _Pages, engine: Engine, outcomes: list[tuple[dict[str, Any], str]], workers: int,
+                         clock: _Clock) -> None:
+    """Render the pages of ``outcomes`` (competitions and their keys), :data:`COMPETITION_BLOCK` at a
+    time: each block's rating changes are made into rows and its findings read (those of the pages
+    rendered only: a FIDE archive has hundreds of thousands, its forfeits), rendered by jobs in
+    ``workers`` forked workers, then dropped before the next block's."""
+    fed = pages.fed
+    for start in range(0, len(outcomes), COMPETITION_BLOCK):
+        block = outcomes[start:start + COMPETITION_BLOCK]
+        ids = [c["competition_id"] for c, _ in block]
+        fed.changes_by_competition.only(ids, more=start + COMPETITION_BLOCK < len(outcomes))
+        found = queries.site_findings(engine, fed.federation, ids)
+        fed.findings = _Dicts(found, ["competition_id"], found.columns)
+        clock.lap("read")
+        _run_jobs(_chunks(block, functools.partial(render_competition, pages)), pages.writer, workers)
+        clock.lap("pages")
+    fed.findings = {}
+    fed.changes_by_competition.release()
 
 
 def _render_cards(pages: _Pages, engine: Engine, cards: list[str], workers: int, clock: _Clock) -> None:
@@ -155,14 +177,20 @@ def _render_federation(
     clock.lap("prepare")
     pages.plan_keys()
     clock.lap("keys")
-    jobs, cards, state = _plan(pages, engine, previous, clock)
+    jobs, outcomes, cards, state = _plan(pages, engine, previous, clock)
     base, latest, editions, common = pages.base, pages.latest, pages.editions, pages.common
     if pages.by_change:
         # The cards' rank on the current edition (site.js fills it in): one file a night, not every card.
         writer.write(f"{base}/ranks.js", _ranks_script(latest, pages.current_rows))
     workers = workers if len(pages.player_ids) >= parallel_from else 1
     _run_jobs(jobs, writer, workers)
+    # The editions' rows are done with (the archive and the overview use the frames): dropped
+    # before the competitions' and the cards' rows are made.
+    pages.slices.release()
+    if pages.changed_on is not None:
+        pages.changed_on.release()
     clock.lap("pages")
+    _render_competitions(pages, engine, outcomes, workers, clock)
     _render_cards(pages, engine, cards, workers, clock)
     _write_archive(fed, writer, common, editions, pages.extra_columns)
     result.players[fed.federation] = len(pages.player_ids)

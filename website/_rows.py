@@ -81,6 +81,20 @@ class _Grouped(Mapping[Any, list[tuple[Any, ...]]]):
         if not more:
             self._frame = None
 
+    def release(self) -> None:
+        """Drop the rows made and the frame, once the pages that use them are rendered: a later
+        look-up raises, as one of a key :meth:`only` left out does; the keys stay known.
+
+        >>> rows = _Grouped(pl.DataFrame({"p": ["b", "a"], "x": [1, 2]}), ["p"], ["x"])
+        >>> rows.only(["a"]); rows.release(); "a" in rows
+        True
+        >>> rows["a"]
+        Traceback (most recent call last):
+        ...
+        RuntimeError: rows of 'a' were not made (only() left it out)
+        """
+        self._frame, self._columns, self._made = None, [], {}
+
     def __getitem__(self, key: Any) -> list[tuple[Any, ...]]:
         if key not in self._index:
             raise KeyError(key)
@@ -113,6 +127,10 @@ class _Dicts(Mapping[Any, list[dict[str, Any]]]):
     def only(self, keys: Iterable[Any], *, more: bool = False) -> None:
         """:meth:`_Grouped.only`."""
         self._rows.only(keys, more=more)
+
+    def release(self) -> None:
+        """:meth:`_Grouped.release`."""
+        self._rows.release()
 
     def __getitem__(self, key: Any) -> list[dict[str, Any]]:
         return [dict(zip(self._names, row, strict=True)) for row in self._rows[key]]

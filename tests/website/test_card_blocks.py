@@ -1,5 +1,6 @@
-"""The cards rendered a block of players at a time (``website._federation.CARD_BLOCK``): each block's
-games read on their own, and the site the one rendered in a single block, byte for byte."""
+"""The cards rendered a block of players at a time (``website._federation.CARD_BLOCK``), and the
+competition pages a block of competitions at a time (``COMPETITION_BLOCK``): each block's games, or
+findings, read on their own, and the site the one rendered in a single block, byte for byte."""
 
 from __future__ import annotations
 
@@ -77,6 +78,36 @@ def test_each_block_reads_only_its_players_games(
         [BLOCK] * (cards // BLOCK) + ([cards % BLOCK] if cards % BLOCK else []))
     blocks = [players for players in read if players is not None]
     assert len(set().union(*blocks)) == sum(map(len, blocks)) == cards
+
+
+@pytest.mark.parametrize("workers", [1, 3], ids=["one-process", "forked"])
+def test_competition_pages_rendered_in_blocks_are_the_site_rendered_in_one(
+        small_season: SmallSeason, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
+    """Each block of competition pages reads the findings of its own competitions, each once, and
+    the pages (and the rest of the site) are those of one block. Blocks since the 5M-game FIDE
+    archive's first generation made every competition's rows at once (docs/benchmarks.md)."""
+    if workers > 1 and "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform: pages render in one process")
+    monkeypatch.setattr(website.build, "PARALLEL_FROM", 0)
+    db = warehouse.get_engine(small_season.url)
+    website.build_site(db, tmp_path / "one", generated=date(2026, 1, 1), workers=workers)
+    read: list[Collection[str] | None] = []
+    original = warehouse.site.site_findings
+
+    def spy(engine: Engine, federation: str, competitions: Collection[str] | None = None) -> pl.DataFrame:
+        read.append(None if competitions is None else set(competitions))
+        return original(engine, federation, competitions)
+
+    monkeypatch.setattr(warehouse.site, "site_findings", spy)
+    monkeypatch.setattr(website._federation, "COMPETITION_BLOCK", 1)   # the small season has three
+    result = website.build_site(db, tmp_path / "blocks", generated=date(2026, 1, 1), workers=workers)
+    competitions = result.competitions[FED]
+    assert competitions > 2
+    blocks = [ids for ids in read if ids is not None]
+    assert len(blocks) == len(read) == competitions
+    assert all(len(ids) == 1 for ids in blocks)
+    assert len(set().union(*blocks)) == sum(map(len, blocks)) == competitions
+    assert _tree(tmp_path / "blocks") == _tree(tmp_path / "one")
 
 
 def test_postgresql_gives_the_same_site_in_blocks(
