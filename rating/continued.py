@@ -118,10 +118,13 @@ def plan(history: warehouse.History, batch: FederationBatch, config: dict[str, o
         if not can_continue(mine.filter(pl.col("point") >= at), _day(at), _previous(at)):
             return None
         head = mine.filter(pl.col("point") < at)
-        if any(day < _day(at) and crosses(mine, day) and not crosses(head, day)
+        if any(crosses(mine, day) and (day >= _day(at) or not crosses(head, day))
                for day, _ in adjustments_of(batch.federation, config, name)):
-            # The run from the seed adjusts this list on that day, the checkpoint's state is not adjusted,
-            # and the editions since, before the checkpoint, would need the adjustment too.
+            # The run from the seed adjusts this list on that day. On or after the checkpoint: the run
+            # from it would have to be cut there (:func:`continue_list` can, but a 200,000-game FIDE
+            # archive taken in blocks then differed from the one batch after the cut: re-rate from the
+            # seed until that is found). Before it: the checkpoint's state is not adjusted, and the
+            # editions since, before the checkpoint, would need the adjustment too.
             return None
     return at
 

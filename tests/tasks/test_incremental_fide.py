@@ -186,9 +186,10 @@ _NEWCOMER_NOVEMBER: Tournament = {"id": "T06", "start": 310, "end": 311, "modali
 @pytest.mark.hypothesis
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(histories(modalities=("standard", "rapid", "rapid", "blitz", "blitz"), in_order=True))
-# Whatever is drawn, one night continues through the adjustment (from a checkpoint before it, cut on
-# its day) and one from a checkpoint after it whose window reaches back over it: a CI run once drew
-# 25 histories with neither (``test_the_nights_drawn_continue_from_checkpoints``).
+# Whatever is drawn, one night from a checkpoint before the adjustment with games after it (re-rated
+# from the seed, which is cut there) and one from a checkpoint after it whose window reaches back over
+# it: a CI run once drew 25 histories with no night of the second kind
+# (``test_the_nights_drawn_continue_from_checkpoints``).
 @example(history=([_NEWCOMER_AUGUST, _NEWCOMER_SEPTEMBER, _NEWCOMER_NOVEMBER], [[0], [1, 2]]))
 @example(history=([_RAPID_BEFORE, _RAPID_NOVEMBER, _STANDARD_DECEMBER, _RAPID_JANUARY], [[0, 1, 2], [3]]))
 def test_fide_nights_across_the_2022_adjustment_equal_a_full_rerate(
@@ -251,14 +252,19 @@ def test_the_nights_drawn_continue_from_checkpoints(sqlite_db: Engine) -> None:
     assert SEEN["pooled players at a checkpoint"] > 0, SEEN
     if not SEEN["continued over the adjustment"]:
         test_fide_nights_across_the_2022_adjustment_equal_a_full_rerate(sqlite_db)
-    assert SEEN["continued over the adjustment"] > 0 and SEEN["continued through the adjustment"] > 0, SEEN
+    assert SEEN["continued over the adjustment"] > 0, SEEN
+    # A night from a checkpoint before the adjustment re-rates from the seed (``rating.continued.plan``).
+    assert SEEN["continued through the adjustment"] == 0, SEEN
 
 
 
 @pytest.mark.parametrize(("tournaments", "continues"), [
-    # The checkpoint (September 2022) is before the adjustment: the night from it is cut on 1 October,
-    # and the newcomer's games from before the checkpoint and before the cut cross it with him.
-    ([_NEWCOMER_AUGUST, _NEWCOMER_SEPTEMBER, _NEWCOMER_NOVEMBER], True),
+    # The checkpoint (September 2022) is before the adjustment, the night has games after it: it
+    # re-rates from the seed, which is cut on 1 October. Continuing from the checkpoint and cutting
+    # there was tried (and these three nights equalled the run from the seed), but a FIDE-shaped
+    # archive of 200,000 games taken in blocks then differed from the one batch in 285 rating changes
+    # from the first blitz event after the cut on (docs/benchmarks.md).
+    ([_NEWCOMER_AUGUST, _NEWCOMER_SEPTEMBER, _NEWCOMER_NOVEMBER], False),
     # The checkpoint (January 2023) was made by a run of the rapid list that never reached 1 October:
     # its state is not adjusted, so the January night re-rates from the seed, which is cut there.
     ([_RAPID_BEFORE, _STANDARD_DECEMBER, _RAPID_JANUARY], False),
@@ -278,5 +284,3 @@ def test_a_night_after_the_adjustment_continues_only_from_an_adjusted_checkpoint
     _nights_equal_a_full_rerate(db, (tournaments, [list(range(last)), list(range(last, len(tournaments)))]),
                                 BEFORE_ADJUSTMENT)
     assert (SEEN["continued"] > before["continued"]) is continues
-    if tournaments[0] is _NEWCOMER_AUGUST:
-        assert SEEN["continued through the adjustment"] > before["continued through the adjustment"]
