@@ -32,16 +32,17 @@ def _tree(root: Path) -> dict[str, bytes]:
             if p.is_file() and frames.FOLDER not in p.relative_to(root).parts}
 
 
-def _spied(monkeypatch: pytest.MonkeyPatch) -> list[Collection[str] | None]:
-    """The ``players`` of every explanation read from now on."""
+def _spied(monkeypatch: pytest.MonkeyPatch, query: str = "site_explanations") -> list[Collection[str] | None]:
+    """The ids asked of every read of ``warehouse.site.<query>`` from now on (the players of the
+    explanations, the competitions of the findings; None: all)."""
     read: list[Collection[str] | None] = []
-    original = warehouse.site.site_explanations
+    original = getattr(warehouse.site, query)
 
-    def spy(engine: Engine, federation: str, players: Collection[str] | None = None) -> pl.DataFrame:
-        read.append(None if players is None else set(players))
-        return original(engine, federation, players)
+    def spy(engine: Engine, federation: str, ids: Collection[str] | None = None) -> pl.DataFrame:
+        read.append(None if ids is None else set(ids))
+        return original(engine, federation, ids)  # type: ignore[no-any-return]
 
-    monkeypatch.setattr(warehouse.site, "site_explanations", spy)
+    monkeypatch.setattr(warehouse.site, query, spy)
     return read
 
 
@@ -91,14 +92,7 @@ def test_competition_pages_rendered_in_blocks_are_the_site_rendered_in_one(
     monkeypatch.setattr(website.build, "PARALLEL_FROM", 0)
     db = warehouse.get_engine(small_season.url)
     website.build_site(db, tmp_path / "one", generated=date(2026, 1, 1), workers=workers)
-    read: list[Collection[str] | None] = []
-    original = warehouse.site.site_findings
-
-    def spy(engine: Engine, federation: str, competitions: Collection[str] | None = None) -> pl.DataFrame:
-        read.append(None if competitions is None else set(competitions))
-        return original(engine, federation, competitions)
-
-    monkeypatch.setattr(warehouse.site, "site_findings", spy)
+    read = _spied(monkeypatch, "site_findings")
     monkeypatch.setattr(website._federation, "COMPETITION_BLOCK", 1)   # the small season has three
     result = website.build_site(db, tmp_path / "blocks", generated=date(2026, 1, 1), workers=workers)
     competitions = result.competitions[FED]
