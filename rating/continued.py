@@ -118,13 +118,11 @@ def plan(history: warehouse.History, batch: FederationBatch, config: dict[str, o
         if not can_continue(mine.filter(pl.col("point") >= at), _day(at), _previous(at)):
             return None
         head = mine.filter(pl.col("point") < at)
-        if any(crosses(mine, day) and (day >= _day(at) or not crosses(head, day))
+        if any(day < _day(at) and crosses(mine, day) and not crosses(head, day)
                for day, _ in adjustments_of(batch.federation, config, name)):
-            # The run from the seed adjusts this list on that day. On or after the checkpoint: the run
-            # from it would have to be cut there (:func:`continue_list` can, but a 200,000-game FIDE
-            # archive taken in blocks then differed from the one batch after the cut: re-rate from the
-            # seed until that is found). Before it: the checkpoint's state is not adjusted, and the
-            # editions since, before the checkpoint, would need the adjustment too.
+            # The run from the seed adjusts this list on that day, before the checkpoint: the checkpoint's
+            # state is not adjusted, and the editions since, before the checkpoint, would need the
+            # adjustment too. One on or after the checkpoint, :func:`continue_list` cuts as that run does.
             return None
     return at
 
@@ -176,8 +174,9 @@ def continue_list(
     A one-off adjustment on or after the checkpoint (:func:`_cuts`) cuts the run as it cuts the run
     from the seed (``rating.run``): the competitions before the day from the checkpoint, then the
     rest from the adjusted state, with every game the still-unrated players pooled carried over.
-    :func:`plan` does not continue across one at present (a FIDE archive in blocks differed from
-    the one batch after this cut), so no run reaches it until that is found.
+    The players the list knew before the cut take no entry rating after it
+    (:func:`rating.run.rate_segment`): the standard list in force known here starts at the
+    checkpoint, and a pooled player's replayed games are older.
     """
     from rating.run import across_the_cut, finish_rated, rate_segment  # the seed's run's steps
 
@@ -225,7 +224,7 @@ def continue_list(
             seed, up, carried = across_the_cut(ratings, explanations, in_force, day, below, seg_comps, carried)
             raised.append((day, up))
             done, seg_comps = rate_segment(rest, batch, seed, (day, cuts[i + 1][0] if i + 1 < len(cuts) else None),
-                                           carried, config, as_of, in_force)
+                                           carried, config, as_of, in_force, ratings.get_column("player_id"))
             explanations, ratings = done.run.explanations, done.run.ratings
             parts.append((done.run.changes, explanations))
     done = finish_rated(fed, engine.RatingRun(pl.concat([c for c, _ in parts]), pl.concat([e for _, e in parts]),
@@ -237,8 +236,8 @@ def continue_list(
 def _cuts(federation: str, config: dict[str, object], accepted: pl.DataFrame, at: str) -> list[tuple[date, float]]:
     """The one-off adjustments a run of a list from checkpoint ``at`` makes: on or after the checkpoint's
     day, where the list's competitions (``accepted``, all of them) end on both sides of the day, as the
-    run from the seed cuts (``rating.run``); :func:`plan` re-rates from the seed where there is one, at
-    present. One before it is in the checkpoint's state, or the night re-rates from the seed."""
+    run from the seed cuts (``rating.run``). One before it is in the checkpoint's state, or the night
+    re-rates from the seed (:func:`plan`)."""
     names = lists_of(config)
     name = names[0] if names else ""
     return [(day, below) for day, below in adjustments_of(federation, config, name)
@@ -264,7 +263,7 @@ def next_checkpoints(
     for name in lists:
         # An adjustment on or after the list in force at the checkpoint: the run through the periods
         # before it (the head) does not reach it, so its state is not the adjusted one a run from
-        # the checkpoint needs. One still to come, the next run refuses to continue across (:func:`plan`).
+        # the checkpoint needs. One still to come, the run from the checkpoint cuts (:func:`_cuts`).
         if any(_previous(at) <= day < _day(at) for day, _ in adjustments_of(batch.federation, config, name)):
             return ()
     base = (0, 0) if start is None else (start[1][lists[0]].n_changes, start[1][lists[0]].n_explanations)

@@ -99,7 +99,8 @@ def _rate_entered_list(
     raised: list[tuple[date, pl.DataFrame]] = []
     carried: engine.lists.Pooled | None = None
     for i, (lo, hi) in enumerate(bounds):
-        done, seg_comps = rate_segment(history, batch, seed, (lo, hi), carried, config, as_of, in_force)
+        entered = None if not runs else runs[-1].run.ratings.get_column("player_id")
+        done, seg_comps = rate_segment(history, batch, seed, (lo, hi), carried, config, as_of, in_force, entered)
         runs.append(done)
         if hi is not None:
             seed, up, carried = across_the_cut(done.run.ratings, done.run.explanations, in_force, hi, cuts[i][1],
@@ -126,10 +127,15 @@ def _rate_entered_list(
 def rate_segment(
     history: warehouse.History, batch: FederationBatch, seed: pl.DataFrame, span: tuple[date | None, date | None],
     carried: engine.lists.Pooled | None, config: dict[str, object], as_of: date | None, in_force: StandardInForce,
+    entered: pl.Series | None = None,
 ) -> tuple[Rated, pl.DataFrame]:
     """The competitions ending in ``span`` (from, before; ``None``: open) rated from ``seed``.
 
     The pooled games ``carried`` over the cut before are replayed and their rows dropped.
+    ``entered``: the players the list knew before the cut (the segment before's ratings). They
+    entered it then and take no entry rating now: a pooled player's first competition here is a
+    replayed one, and the standard list in force on its day is not what he entered at (a run from a
+    checkpoint knows that list from the checkpoint on only; ``rating.continued``).
     Also returns the segment's accepted competitions (what the next cut carries).
     """
     lo, hi = span
@@ -157,7 +163,7 @@ def rate_segment(
             part, competitions=pl.concat([part.competitions, carried.competitions], how="diagonal_relaxed"),
             games=pl.concat([part.games, carried.games], how="diagonal_relaxed"),
         )
-    done = rate(part, tonight, config, as_of, entry=in_force)
+    done = rate(part, tonight, config, as_of, entry=in_force, entered=entered)
     if carried is not None:
         replayed, ghosts = carried.competitions.get_column("competition_id").to_list(), carried.stand_ins
         done = replace(done, run=engine.RatingRun(
@@ -223,7 +229,8 @@ def adjusted_at(state: pl.DataFrame, point: str, rated: Rated, changes: pl.DataF
 
 def rate(
     history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None = None,
-    *, stored: Stored | None = None, entry: StandardInForce | None = None, checkpoints: bool = False,
+    *, stored: Stored | None = None, entry: StandardInForce | None = None, entered: pl.Series | None = None,
+    checkpoints: bool = False,
 ) -> Rated:
     """The engine over the merged history (pure; the task below adds logging).
 
@@ -238,7 +245,9 @@ def rate(
     and ``run`` their rows one list after the other (``ratings``: the first list's).
     FIDE: also how far each still-unrated player is from an initial rating on ``as_of``.
     ``entry``: the ratings a player not on the list (no seeded or computed rating, no
-    declared one) enters it at, taken on the start of his first competition of the run.
+    declared one) enters it at, taken on the start of his first competition of the run;
+    ``entered``: the players who entered the list before the run (a segment after a cut), who
+    get none.
     ``checkpoints``: also make the checkpoints the next night continues from (a run whose rows
     the warehouse stores; :mod:`rating.continued`).
     """
@@ -268,7 +277,7 @@ def rate(
         rate_games = games.filter(pl.col("competition_id").is_in(tail))
     declared = engine.own_declared_ratings(players, fed)
     if entry is not None:
-        declared = entry.fill_declared(declared, rate_comps, rate_games)
+        declared = entry.fill_declared(declared, rate_comps, rate_games, entered=entered)
     run = engine.rate_history(
         fed, rate_comps, rate_games, start if cut is not None else history.seed, config=config,
         players=declared,
