@@ -19,6 +19,7 @@ from sqlalchemy import Engine
 
 import engine
 import warehouse
+from engine.fide_periods import next_list
 from formats.schema import RATING_LIST_SCHEMA, conform, empty
 from publication.diffs import Replay, diffs_one_by_one, named, one_pass_diffs
 from rating import Rated
@@ -85,6 +86,23 @@ def _new_lists(
         out[point] = stored if point != points[-1] else replace(stored, rating_list=full)
         before = full
     return out, warnings
+
+
+def _month_after(published: pl.DataFrame) -> str:
+    """The list date after the last one ``published`` covers (a monthly list); none: the latest
+    possible, so that it starts nothing.
+
+    Examples
+    --------
+    >>> _month_after(pl.DataFrame({"covers": ["2025-10-01", "2025-11-01", None]}))
+    '2025-12-01'
+    >>> _month_after(pl.DataFrame({"covers": []}, schema={"covers": pl.Utf8}))
+    '9999-12-31'
+    """
+    covered = published.get_column("covers").drop_nulls()
+    if covered.len() == 0:
+        return "9999-12-31"
+    return next_list(date.fromisoformat(str(covered.max())[:10])).isoformat()
 
 
 def _new_points(publication: str, all_points: list[str], published: pl.DataFrame, as_of: date) -> list[str]:
@@ -159,9 +177,13 @@ def plan_editions(
     points = engine.competition_points(rated.competitions, publication)
     changes = rated.run.changes.join(points, on="competition_id", how="inner", maintain_order="left")
     all_points = sorted(set(changes.get_column("point").to_list()))
-    if publication == "monthly" and all_points:
-        all_points = engine.monthly_points(all_points[0], all_points[-1])
     published = warehouse.editions(db, federation, list_name=list_name, first_list=first_list)
+    if publication == "monthly" and all_points:
+        # Every month from the list's first change to its last has an edition, as a run over the
+        # whole history publishes it: a run whose own changes of this list start months after its last
+        # edition (a night, a block) publishes the months between too, from the state it starts at.
+        first = min(all_points[0], _month_after(published))
+        all_points = engine.monthly_points(first, all_points[-1])
     new_points = _new_points(publication, all_points, published, as_of)
     covered = published.filter(pl.col("covers").is_not_null())
     # Editions before the point the run starts at (or, re-rated from the seed, before the first point
