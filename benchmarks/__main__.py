@@ -210,10 +210,14 @@ def _database_rows(rows: list[Row], system: str, hist: History, db: str, for_db:
             rows.append(Row(system, month_games, "month", db, seconds, peak,
                             f"the whole month after the night; {stages(output)}"))
             print(rows[-1].line(), flush=True)
+        # Up to the last day loaded, as a backfill the day after the last night: without it the
+        # backfill publishes the monthly editions up to today, past the archive (the site renders
+        # every card again for them).
+        last_day = month_last_day if hist.month is not None else night_last_day
         seconds, peak, output = measured(ratings_cmd("backfill", "--federation", system, "--from", str(hist.first_day),
-                                                *base), cwd=for_db, timeout=args.row_timeout)
+                                                     "--to", str(last_day), *base), cwd=for_db, timeout=args.row_timeout)
         rows.append(Row(system, n + night_games, "backfill", db, seconds, peak,
-                        f"from the first day; {stages(output)}"))
+                        f"from the first day to {last_day}; {stages(output)}"))
         print(rows[-1].line(), flush=True)
         has_whatif = subprocess.run(ratings_cmd("whatif", "--help"), capture_output=True, cwd=for_db,
                                     check=False).returncode == 0
