@@ -88,20 +88,19 @@ def _new_lists(
     return out, warnings
 
 
-def _month_after(published: pl.DataFrame) -> str:
-    """The list date after the last one ``published`` covers (a monthly list); none: the latest
-    possible, so that it starts nothing.
+def _month_after(published: pl.DataFrame) -> str | None:
+    """The list date after the last one ``published`` covers (a monthly list); None: it covers none.
 
     Examples
     --------
     >>> _month_after(pl.DataFrame({"covers": ["2025-10-01", "2025-11-01", None]}))
     '2025-12-01'
-    >>> _month_after(pl.DataFrame({"covers": []}, schema={"covers": pl.Utf8}))
-    '9999-12-31'
+    >>> _month_after(pl.DataFrame({"covers": []}, schema={"covers": pl.Utf8})) is None
+    True
     """
     covered = published.get_column("covers").drop_nulls()
     if covered.len() == 0:
-        return "9999-12-31"
+        return None
     return next_list(date.fromisoformat(str(covered.max())[:10])).isoformat()
 
 
@@ -182,7 +181,8 @@ def plan_editions(
         # Every month from the list's first change to its last has an edition, as a run over the
         # whole history publishes it: a run whose own changes of this list start months after its last
         # edition (a night, a block) publishes the months between too, from the state it starts at.
-        first = min(all_points[0], _month_after(published))
+        after = _month_after(published)
+        first = all_points[0] if after is None else min(all_points[0], after)
         all_points = engine.monthly_points(first, all_points[-1])
     new_points = _new_points(publication, all_points, published, as_of)
     covered = published.filter(pl.col("covers").is_not_null())

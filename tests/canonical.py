@@ -55,6 +55,11 @@ def _clean(text: str, folders: dict[str, str]) -> str:
     return text
 
 
+def _parquet_rows(data: bytes) -> str:
+    """A Parquet file's rows as CSV: what it holds, not the bytes its writer chose."""
+    return pl.read_parquet(io.BytesIO(data)).write_csv()
+
+
 def _value(value: object, folders: dict[str, str]) -> str:
     if isinstance(value, str):
         return _clean(value, folders)
@@ -63,7 +68,7 @@ def _value(value: object, folders: dict[str, str]) -> str:
     if isinstance(value, bytes | memoryview):
         # A frame stored as Parquet (derived_checkpoints): its rows, not the writer's bytes (which
         # name the polars version that wrote them).
-        return _digest(pl.read_parquet(io.BytesIO(bytes(value))).write_csv())
+        return _digest(_parquet_rows(bytes(value)))
     return repr(value)
 
 
@@ -105,7 +110,7 @@ def folder_dump(root: Path, label: str, folders: dict[str, str]) -> dict[str, st
         elif path.suffix == ".parquet":
             # A frame the site keeps (``website.frames``): its rows, not the writer's bytes (which
             # name the polars version that wrote them), as a Parquet column of the warehouse.
-            data = pl.read_parquet(io.BytesIO(data)).write_csv().encode("utf-8")
+            data = _parquet_rows(data).encode("utf-8")
         elif path.parent.name == ".frames" and path.suffix == ".json":
             # What the frame beside it holds, less that file's checksum (of the writer's bytes).
             meta = json.loads(data)
