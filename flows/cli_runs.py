@@ -167,6 +167,10 @@ def whatif(
                    help="Add a result file, or replace its competition (repeatable).")] = None,
     format: Annotated[WhatIfFormat, typer.Option("--format", help="table, csv or json.")] = WhatIfFormat.table,
     warehouse_url: WarehouseOpt = None,
+    block_games: Annotated[int | None, typer.Option(
+        "--block-games", min=0, show_default=False,
+        help="The history is re-rated in blocks of about as many games, by months in date order, "
+             "to bound memory; the answer is one run's. Default: 250,000; 0: one block.")] = None,
 ) -> None:
     """What if: re-rate in memory with a change and print every player whose rating would move. Writes nothing."""
     from flows.config import federation_config
@@ -193,7 +197,8 @@ def whatif(
 
     with url_in_environment(warehouse_url), progress(["read_state", "read_added", "validate_batch", "rate_whatif"]):
         result = run_flow(whatif_flow, federation=federation, set_rating=ratings, set_rank=ranks, exclude=excluded,
-                             add=added, warehouse_url=None)   # the URL is never a flow parameter
+                          add=added, warehouse_url=None,   # the URL is never a flow parameter
+                          **({} if block_games is None else {"block_games": block_games}))
     frame = result.ripple
     if format is WhatIfFormat.csv:
         sys.stdout.write(frame.write_csv())

@@ -17,6 +17,7 @@ from datetime import date
 
 from flows.config import federation_config
 from tasks.gx import end_great_expectations
+from tasks.ingest import BLOCK_GAMES
 from tasks.runtime import flow
 from tasks.validate import validate_batch
 from tasks.whatif import (
@@ -54,6 +55,7 @@ def whatif(
     add: list[str] | None = None,
     warehouse_url: str | None = None,
     as_of: date | None = None,
+    block_games: int = BLOCK_GAMES,
 ) -> WhatIf:
     """What would every player's current rating be with the change?
 
@@ -74,6 +76,9 @@ def whatif(
         The warehouse to read (``None``: ``$RATINGS_WAREHOUSE_URL`` or ``sqlite:///ratings.db``).
     as_of
         The day the question is asked (FIDE progress; default today).
+    block_games
+        The history is re-rated in blocks of months of about as many games, each block's games
+        read when it is rated (``rating.blocks``), with the outcome of one run; ``0``: one block.
 
     Raises
     ------
@@ -83,14 +88,15 @@ def whatif(
     config = federation_config(federation)
     state = read_state(warehouse_url, federation)
     batch = read_added_files(list(add or []), federation)
-    check_request(state.history, batch, set_rating=set_rating or {}, set_rank=set_rank or {}, exclude=exclude or [])
+    check_request(state.history, batch, set_rating=set_rating or {}, set_rank=set_rank or {}, exclude=exclude or [],
+                  in_games=state.in_games)
     if batch.competitions.height:
         try:
             batch = validate_batch(batch, config, None, warehouse_url)
         finally:
             end_great_expectations()   # its memory goes before the rating's
     changed = apply_changes(state.history, set_rating=set_rating, set_rank=set_rank, exclude=exclude or [])
-    ratings, rated = rate_whatif(changed, batch, config, as_of)
+    ratings, rated = rate_whatif(changed, batch, config, as_of, warehouse_url, state.sizes, block_games)
     answer = ripple(state.ratings, ratings)
     result = WhatIf(
         federation=federation,

@@ -5,6 +5,10 @@ player's entry rating or declared rank, a competition left out, a file added or
 replacing its competition), re-rates it with the same code as the nightly run
 (:func:`rating.rate`) and lists every player whose current rating would change.
 Nothing here writes to the warehouse.
+
+The history is read without its games, and re-rated from the seed in blocks of months
+(:func:`rating.blocks.rate_in_blocks`): a block's games are read when it is rated, so memory
+follows one block and the players, not the archive.
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ import polars as pl
 import warehouse
 from formats.limits import check_value
 from formats.schema import RATINGS_SCHEMA, conform
-from rating import rate
-from tasks.ingest import FederationBatch, copy_to_inbox, read_inbox
+from rating.blocks import plan_history, rate_in_blocks
+from tasks.ingest import BLOCK_GAMES, FederationBatch, copy_to_inbox, read_inbox
 from tasks.runtime import create_table_artifact, get_run_logger, task
 
 #: Columns of the answer, in order (DESIGN.md, CLI: ``ratings whatif``).
@@ -140,8 +144,8 @@ def parse_assignment(text: str, option: str, what: str) -> tuple[str, str]:
     return player.strip(), value.strip()
 
 
-def _known_players(history: warehouse.History, batch: FederationBatch) -> set[str]:
-    ids: set[str] = set(history.seed.get_column("player_id").to_list())
+def _known_players(history: warehouse.History, batch: FederationBatch, in_games: set[str]) -> set[str]:
+    ids: set[str] = set(history.seed.get_column("player_id").to_list()) | in_games
     ids |= set(history.players.get_column("player_id").to_list())
     ids |= set(batch.players.get_column("player_id").to_list())
     for frame in (history.games, batch.games):
@@ -157,8 +161,12 @@ def check_request(
     set_rating: Mapping[str, float],
     set_rank: Mapping[str, str],
     exclude: Sequence[str],
+    in_games: set[str] | None = None,
 ) -> None:
     """Refuse, with one line, a what-if about a player or competition the federation does not know.
+
+    ``in_games``: the players the stored games name, when ``history`` was read without its games
+    (:func:`warehouse.players_of_games`).
 
     Raises
     ------
@@ -173,7 +181,7 @@ def check_request(
         why = check_value("rating", rating)   # 1e999 is inf, nan compares with nothing
         if why is not None:
             raise WhatIfError(f"--set-rating {player}={rating!r}: {why}")
-    known = _known_players(history, batch)
+    known = _known_players(history, batch, in_games or set())
     for option, players in (("--set-rating", set_rating), ("--set-rank", set_rank)):
         for player in players:
             if player not in known:
@@ -318,17 +326,27 @@ def read_added(paths: Sequence[str | Path], federation: str) -> FederationBatch:
 class State:
     """What the warehouse holds for one federation (read once, never written)."""
 
-    history: warehouse.History
+    history: warehouse.History   #: without its games (``games_from=date.max``): read block by block
     ratings: pl.DataFrame        #: the current ratings (the seed when nothing is rated yet)
+    in_games: set[str] = field(default_factory=set)   #: every player the stored games name
+    #: ``competition_id, games``: the size of each stored competition (the blocks are planned by it)
+    sizes: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema={"competition_id": pl.Utf8,
+                                                                             "games": pl.Int64}))
+
+
+def _read(warehouse_url: str | None, federation: str) -> State:
+    db = warehouse.get_engine(warehouse_url)
+    history = warehouse.history(db, federation, games_from=date.max)   # everything but the games
+    current = warehouse.current_ratings(db, federation)
+    return State(history=history, ratings=current if current.height else history.seed,
+                 in_games=warehouse.players_of_games(db, federation),
+                 sizes=warehouse.games_per_competition(db, federation))
 
 
 @task(name="read_state")
 def read_state(warehouse_url: str | None, federation: str) -> State:
-    """The federation's history and current ratings."""
-    db = warehouse.get_engine(warehouse_url)
-    history = warehouse.history(db, federation)
-    current = warehouse.current_ratings(db, federation)
-    return State(history=history, ratings=current if current.height else history.seed)
+    """The federation's history (without its games), current ratings, and what the games name."""
+    return _read(warehouse_url, federation)
 
 
 @task(name="read_added")
@@ -354,17 +372,33 @@ def check_whatif(
     WhatIfError
         As :func:`check_request` and :func:`read_added`.
     """
-    history = warehouse.history(warehouse.get_engine(warehouse_url), federation)
-    check_request(history, read_added(add, federation), set_rating=set_rating, set_rank=set_rank, exclude=exclude)
+    state = _read(warehouse_url, federation)
+    check_request(state.history, read_added(add, federation), set_rating=set_rating, set_rank=set_rank,
+                  exclude=exclude, in_games=state.in_games)
 
 
 @task(name="rate_whatif")
 def rate_whatif(
-    history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None
+    history: warehouse.History, batch: FederationBatch, config: dict[str, object], as_of: date | None,
+    warehouse_url: str | None = None, sizes: pl.DataFrame | None = None, block_games: int = BLOCK_GAMES,
 ) -> tuple[pl.DataFrame, int]:
     """The ratings the changed history gives (the nightly run's own rating code), and how
-    many competitions were rated."""
-    rated = rate(history, batch, config, as_of)
+    many competitions were rated.
+
+    ``history`` holds no games: they are read from ``warehouse_url`` block by block, in blocks
+    of about ``block_games`` games (``sizes``: each stored competition's games; 0: one block).
+    """
+    sizes = sizes if sizes is not None else pl.DataFrame(schema={"competition_id": pl.Utf8, "games": pl.Int64})
+    replaced = batch.competitions.get_column("competition_id").implode()
+    everything = pl.concat([history.competitions.filter(~pl.col("competition_id").is_in(replaced))
+                            .select("competition_id", "start_date", "end_date"),
+                            batch.competitions.select("competition_id", "start_date", "end_date")])
+    added = batch.games.group_by("competition_id").agg(pl.len().cast(pl.Int64).alias("games"))
+    blocks = plan_history(everything, pl.concat([sizes.filter(~pl.col("competition_id").is_in(replaced)), added]),
+                          block_games)
+    rated = rate_in_blocks(warehouse.get_engine(warehouse_url), history, batch, blocks, config, as_of)
+    if len(blocks) > 1:
+        get_run_logger().info("%s: re-rated from the seed in %d blocks of months", batch.federation, len(blocks))
     return rated.run.ratings, rated.competitions.height
 
 

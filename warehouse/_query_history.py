@@ -42,9 +42,11 @@ __all__ = [
     "count_explanations",
     "current_ratings",
     "derived_counts",
+    "games_per_competition",
     "history",
     "history_games",
     "player_history",
+    "players_of_games",
     "rating_basis",
     "rating_changes",
     "seed_date",
@@ -158,25 +160,66 @@ def history(engine: Engine, federation: str, *, games_from: date | None = None) 
                    seed_edition=None if seed_edition is None else int(seed_edition), games_from=games_from)
 
 
-def history_games(engine: Engine, federation: str, games_from: date | None = None) -> pl.DataFrame:
+def history_games(engine: Engine, federation: str, games_from: date | None = None,
+                  games_until: date | None = None) -> pl.DataFrame:
     """:attr:`History.games` as :func:`history` reads it with ``games_from``, alone (the rest of a
-    history already read stays as it is)."""
+    history already read stays as it is); ``games_until``: only those of competitions whose day
+    (their end, else their start) is on or before it (a block of a run in blocks, ``rating.blocks``)."""
     with engine.connect() as conn:
-        return read_frame(conn, _games_select(federation, games_from), _GAMES_RATED)
+        return read_frame(conn, _games_select(federation, games_from, games_until), _GAMES_RATED)
 
 
-def _games_select(federation: str, games_from: date | None) -> sa.Select[Any]:
+def _games_select(federation: str, games_from: date | None, games_until: date | None = None) -> sa.Select[Any]:
     """The games of the federation's current competitions, in load order; with ``games_from``,
-    only those of competitions ending on or after that day (and of any without an end date)."""
+    only those of competitions ending on or after that day (and of any without an end date);
+    with ``games_until``, only those of competitions whose day is on or before it."""
     where = (_C.federation == federation) & (_C.status != "superseded")
     if games_from is not None:
         where = where & ((_C.end_date >= games_from) | _C.end_date.is_(None))
+    if games_until is not None:
+        where = where & (sa.func.coalesce(_C.end_date, _C.start_date) <= games_until)
     return (
         sa.select(*_cols(_G, _GAMES_RATED))
         .join(_COMPETITIONS, _C.id == _G.competition_key)
         .where(where)
         .order_by(_G.id)
     )
+
+
+def games_per_competition(engine: Engine, federation: str) -> pl.DataFrame:
+    """``competition_id, games``: how many games each current competition holds (one aggregate: a run
+    in blocks plans its blocks by it, without reading a game).
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> games_per_competition(get_engine("sqlite://"), "fide").columns
+    ['competition_id', 'games']
+    """
+    query = (
+        sa.select(_C.competition_id, sa.func.count(_G.id).label("games"))
+        .select_from(_COMPETITIONS.outerjoin(_G.id.table, _C.id == _G.competition_key))
+        .where((_C.federation == federation) & (_C.status != "superseded"))
+        .group_by(_C.competition_id)
+    )
+    with engine.connect() as conn:
+        return read_frame(conn, query, {"competition_id": pl.Utf8(), "games": pl.Int64()})
+
+
+def players_of_games(engine: Engine, federation: str) -> set[str]:
+    """Every player id a current game of the federation names (without reading the games).
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> players_of_games(get_engine("sqlite://"), "ajusc")
+    set()
+    """
+    current = (_C.federation == federation) & (_C.status != "superseded")
+    sides = [sa.select(side.label("player_id")).join(_COMPETITIONS, _C.id == _G.competition_key).where(current)
+             for side in (_G.player_a, _G.player_b)]
+    with engine.connect() as conn:
+        return {str(p) for p in conn.execute(sa.union(*sides)).scalars() if p is not None}
 
 
 def current_ratings(engine: Engine, federation: str) -> pl.DataFrame:

@@ -153,3 +153,28 @@ def test_every_edition_of_the_season_in_blocks_reads_back_as_one_batchs(
                                       warehouse.edition_contents(one, "ajusc", numbers), strict=True):
         assert n == m
         assert_frame_equal(ours, theirs)
+
+
+@pytest.mark.slow
+def test_a_whatif_in_blocks_answers_as_one_run(season_run: tuple[Path, str]) -> None:
+    """The what-if re-rates the stored season from its seed in blocks of months (``rating.blocks``):
+    with one player's entry rating changed and one championship left out, the ripple is the one
+    run's over every game at once, player for player and figure for figure."""
+    from datetime import date
+
+    from flows.whatif import whatif
+    from rating.blocks import plan_history
+
+    _, url = season_run
+    db = warehouse.get_engine(url)
+    meta = warehouse.history(db, "ajusc", games_from=date.max)
+    budget = 400
+    blocks = plan_history(meta.competitions, warehouse.games_per_competition(db, "ajusc"), budget)
+    assert len(blocks) >= 4, blocks
+    player = meta.seed.filter(pl.col("rating").is_not_null()).get_column("player_id")[0]
+    left_out = meta.competitions.get_column("competition_id")[3]
+    one, blocked = (whatif("ajusc", set_rating={player: 1500.0}, exclude=[left_out], warehouse_url=url,
+                           block_games=games) for games in (0, budget))
+    assert one.ripple.height > 50
+    assert_frame_equal(blocked.ripple, one.ripple)
+    assert blocked.competitions_rated == one.competitions_rated == meta.competitions.height - 1

@@ -104,26 +104,44 @@ def test_set_rating_equals_a_warehouse_seeded_with_it(rated: str, sample_inbox: 
     assert deltas == sorted(deltas, reverse=True)
 
 
-def test_exclude_equals_a_warehouse_without_the_competition(rated: str, sample_inbox: Path, tmp_path: Path) -> None:
+#: The sample's four championships are four months: ``--block-games 1`` rates each in a block of its
+#: own, going on from the state the block before left (``rating.blocks``); the answer is the same.
+IN_BLOCKS = [pytest.param((), id="one-block"), pytest.param(("--block-games", "1"), id="in-blocks")]
+
+
+@pytest.mark.parametrize("blocks", IN_BLOCKS)
+def test_exclude_equals_a_warehouse_without_the_competition(
+    rated: str, sample_inbox: Path, tmp_path: Path, blocks: tuple[str, ...],
+) -> None:
     before = dump(rated)
-    result = ask(rated, "--exclude", "CAT-2025-02")
+    result = ask(rated, "--exclude", "CAT-2025-02", *blocks)
     assert dump(rated) == before, "whatif wrote to the warehouse"
     without = build(tmp_path, "without", subset(sample_inbox, tmp_path, "inbox-without", "CAT-2025-02.results.csv"))
     assert_frame_equal(result, expected_ripple(rated, without))
     assert result.height > 0
 
 
-def test_add_equals_a_warehouse_that_got_the_file(sample_inbox: Path, tmp_path: Path) -> None:
-    partial = build(tmp_path, "partial", subset(sample_inbox, tmp_path, "inbox-partial", "CAT-2026-01.results.csv"))
+@pytest.mark.parametrize(("blocks", "added"), [
+    pytest.param((), "CAT-2026-01.results.csv", id="one-block"),
+    pytest.param(("--block-games", "1"), "CAT-2026-01.results.csv", id="in-blocks"),
+    pytest.param(("--block-games", "1"), "CAT-2025-02.results.csv", id="in-blocks-between-the-stored"),
+])
+def test_add_equals_a_warehouse_that_got_the_file(
+    sample_inbox: Path, tmp_path: Path, blocks: tuple[str, ...], added: str,
+) -> None:
+    partial = build(tmp_path, "partial", subset(sample_inbox, tmp_path, "inbox-partial", added))
     before = dump(partial)
-    result = ask(partial, "--add", str(sample_inbox / "CAT-2026-01.results.csv"))
+    result = ask(partial, "--add", str(sample_inbox / added), *blocks)
     assert dump(partial) == before, "whatif wrote to the warehouse"
     full = build(tmp_path, "full", sample_inbox)
     assert_frame_equal(result, expected_ripple(partial, full))
     assert result.height > 0
 
 
-def test_a_corrected_file_replaces_its_competition(rated: str, sample_inbox: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("blocks", IN_BLOCKS)
+def test_a_corrected_file_replaces_its_competition(
+    rated: str, sample_inbox: Path, tmp_path: Path, blocks: tuple[str, ...],
+) -> None:
     """``--add`` of a corrected version equals a warehouse whose inbox held the correction."""
     original = (sample_inbox / "CAT-2026-01.results.csv").read_text(encoding="utf-8")
     first_game = original.splitlines()[1]
@@ -134,7 +152,7 @@ def test_a_corrected_file_replaces_its_competition(rated: str, sample_inbox: Pat
     corrected.write_text(original.replace(first_game, first_game.replace(",1009,1012,0,", ",1009,1012,1,")),
                          encoding="utf-8")
     before = dump(rated)
-    result = ask(rated, "--add", str(corrected))
+    result = ask(rated, "--add", str(corrected), *blocks)
     assert dump(rated) == before, "whatif wrote to the warehouse"
     inbox = subset(sample_inbox, tmp_path, "inbox-corrected", "CAT-2026-01.results.csv")
     shutil.copy(corrected, inbox / corrected.name)

@@ -1,0 +1,129 @@
+"""A history re-rated from the seed in blocks of months (``rating.blocks``, the what-if's run) equals
+the run from the seed over every game at once: the same ratings, player for player.
+
+Hypothesis draws FIDE histories as ``test_incremental_fide.py`` does (a seeded standard list,
+newcomers who enter through pooled games, standard, rapid and blitz tournaments, some spanning a
+list day), stores them with one night from the seed, and re-rates them in blocks of 1 to 40 games
+(each month a block where the months allow it), from both of that file's first days: one far from
+1 October 2022, one before it, so that blocks go on across FIDE's one-off adjustment of rapid and
+blitz. The AJUSC season in blocks is checked on the real files (``tests/flows/test_official_season.py``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from datetime import date, timedelta
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+from sqlalchemy.engine import Engine
+
+import warehouse
+from flows.config import federation_config
+from rating.blocks import plan_history, rate_in_blocks
+from tasks.ingest import FederationBatch
+from tests.tasks.test_incremental_fide import (
+    _BLITZ_NOVEMBER,
+    _BLITZ_POOLED,
+    _NEWCOMER_AUGUST,
+    _NEWCOMER_NOVEMBER,
+    _NEWCOMER_SEPTEMBER,
+    _RAPID_BEFORE,
+    _RAPID_JANUARY,
+    _RAPID_NOVEMBER,
+    _STANDARD_DECEMBER,
+    _STANDARD_JUNE,
+    _STANDARD_NEWCOMER,
+    BEFORE_ADJUSTMENT,
+    FIRST,
+    Tournament,
+    _batch,
+    _night,
+    _seed,
+    histories,
+)
+
+_serial = itertools.count()
+#: How the drawn histories were rated: a test that never rates in several blocks proves nothing.
+SEEN = {"histories": 0, "in several blocks": 0, "going on across the adjustment": 0}
+
+
+@pytest.mark.hypothesis
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(histories(in_order=True), st.integers(1, 40), st.sampled_from([FIRST, BEFORE_ADJUSTMENT]))
+@example(history=([_RAPID_BEFORE, _RAPID_NOVEMBER, _STANDARD_DECEMBER, _RAPID_JANUARY], [[0, 1, 2, 3]]), budget=1,
+         first=BEFORE_ADJUSTMENT)
+@example(history=([_NEWCOMER_AUGUST, _NEWCOMER_SEPTEMBER, _NEWCOMER_NOVEMBER], [[0, 1, 2]]), budget=1,
+         first=BEFORE_ADJUSTMENT)
+@example(history=([_BLITZ_POOLED, _STANDARD_NEWCOMER, _STANDARD_JUNE, _BLITZ_NOVEMBER], [[0, 1, 2, 3]]), budget=1,
+         first=BEFORE_ADJUSTMENT)
+def test_fide_in_blocks_equals_one_run(
+    sqlite_db: Engine, history: tuple[list[Tournament], list[list[int]]], budget: int, first: date,
+) -> None:
+    tournaments, _ = history
+    fed = f"fide-blocks-{next(_serial)}"
+    warehouse.load_seed(sqlite_db, fed, _seed(fed, first - timedelta(days=2)), source=f"{fed}.ratings.csv",
+                        source_sha256=f"seed-{fed}")
+    last = first + timedelta(days=max(t["end"] for t in tournaments) + 1)
+    _night(sqlite_db, fed, _batch(fed, tournaments, first), last, full=True)
+
+    config = federation_config("fide")
+    meta = warehouse.history(sqlite_db, fed, games_from=date.max)
+    assert meta.games.height == 0
+    blocks = plan_history(meta.competitions, warehouse.games_per_competition(sqlite_db, fed), budget)
+    everything = [meta.competitions.get_column("competition_id").to_list()]
+    nothing = FederationBatch(federation=fed)
+    one = rate_in_blocks(sqlite_db, meta, nothing, everything, config, last)
+    blocked = rate_in_blocks(sqlite_db, meta, nothing, blocks, config, last)
+
+    assert_frame_equal(blocked.run.ratings, one.run.ratings)
+    assert blocked.competitions.height == one.competitions.height
+    # The run at once is the one the night stored.
+    stored = warehouse.current_ratings(sqlite_db, fed).select("player_id", "rating", "games")
+    assert_frame_equal(one.run.ratings.select("player_id", "rating", "games"), stored, check_dtypes=False)
+
+    SEEN["histories"] += 1
+    SEEN["in several blocks"] += len(blocks) > 1
+    adjustment = date(2022, 10, 1)
+    days = [first + timedelta(days=t["end"]) for t in tournaments]
+    SEEN["going on across the adjustment"] += len(blocks) > 1 and min(days) < adjustment <= max(days)
+
+
+def test_the_histories_drawn_are_rated_in_several_blocks(sqlite_db: Engine) -> None:
+    """Most histories drawn above were rated in several blocks, some going on across the 2022
+    adjustment (the examples make sure of one)."""
+    if SEEN["histories"] == 0:
+        test_fide_in_blocks_equals_one_run(sqlite_db)
+    assert SEEN["in several blocks"] >= SEEN["histories"] // 3, SEEN
+    assert SEEN["going on across the adjustment"] >= 1, SEEN
+
+
+#: A rapid game in October 2022, the month of the adjustment (day 280 after BEFORE_ADJUSTMENT).
+_RAPID_OCTOBER: Tournament = {"id": "T11", "start": 280, "end": 280, "modality": "rapid",
+                              "games": [(1, "1003", "1000", 0.5)]}
+
+
+def test_a_block_that_cannot_go_on_rates_from_the_seed(sqlite_db: Engine) -> None:
+    """Blocks cut where a run cannot go on from the block before still give the run at once: that
+    block re-rates from the seed with every game before it. Here a block ends with October 2022
+    (``plan_history`` never cuts there): its checkpoint would not hold the adjustment, so it makes
+    none (``rating.continued.next_checkpoints``)."""
+    fed = "fide-blocks-adjusted"
+    first = BEFORE_ADJUSTMENT
+    tournaments = [_RAPID_BEFORE, _RAPID_OCTOBER, _RAPID_NOVEMBER, _STANDARD_DECEMBER, _RAPID_JANUARY]
+    warehouse.load_seed(sqlite_db, fed, _seed(fed, first - timedelta(days=2)), source=f"{fed}.ratings.csv",
+                        source_sha256=f"seed-{fed}")
+    last = first + timedelta(days=max(t["end"] for t in tournaments) + 1)
+    _night(sqlite_db, fed, _batch(fed, tournaments, first), last, full=True)
+    config = federation_config("fide")
+    meta = warehouse.history(sqlite_db, fed, games_from=date.max)
+    nothing = FederationBatch(federation=fed)
+    one = rate_in_blocks(sqlite_db, meta, nothing, [["T00", "T11", "T03", "T01", "T02"]], config, last)
+    blocked = rate_in_blocks(sqlite_db, meta, nothing, [["T00"], ["T11"], ["T03", "T01", "T02"]], config, last)
+    assert blocked.cut is None, "the block after October went on from a checkpoint"
+    assert_frame_equal(blocked.run.ratings, one.run.ratings)
+    going_on = rate_in_blocks(sqlite_db, meta, nothing, [["T00"], ["T11", "T03"], ["T01", "T02"]], config, last)
+    assert going_on.cut is not None
+    assert_frame_equal(going_on.run.ratings, one.run.ratings)
