@@ -41,7 +41,7 @@ def backfill(
 ) -> BackfillSummary:
     """Re-rate ``federation`` and report the changes dated from ``from_date`` (to ``to_date``)."""
     config = federation_config(federation)
-    before = stored_changes(warehouse_url, federation)
+    before = stored_changes(warehouse_url, federation, from_date, to_date)
     empty_batch = FederationBatch(federation=federation)
     day = as_of or to_date or date.today()
     resume_unfinished_publication(warehouse_url, day, reports_dir, federation, configs=federations())   # a killed run's

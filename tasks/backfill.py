@@ -53,9 +53,13 @@ def differing_changes(before: pl.DataFrame, after: pl.DataFrame) -> pl.DataFrame
 
 
 @task(name="stored_changes")
-def stored_changes(warehouse_url: str | None, federation: str) -> pl.DataFrame:
-    """The rating changes the warehouse holds now (before re-rating)."""
-    return warehouse.rating_changes(warehouse.get_engine(warehouse_url), federation)
+def stored_changes(warehouse_url: str | None, federation: str, from_date: date | None = None,
+                   to_date: date | None = None) -> pl.DataFrame:
+    """The rating changes the warehouse holds now (before re-rating), of the competitions that end
+    from ``from_date`` to ``to_date``: what the backfill compares (``competition_id, player_id,
+    rating_after``), not every column of every change of the archive."""
+    return warehouse.rating_changes(warehouse.get_engine(warehouse_url), federation, ended_from=from_date,
+                                    ended_until=to_date, columns=["competition_id", "player_id", "rating_after"])
 
 
 @task(name="summarise_backfill")

@@ -286,18 +286,27 @@ def player_history(engine: Engine, federation: str, player_id: str) -> pl.DataFr
         return read_frame(conn, query, _HISTORY_SCHEMA)
 
 
-def rating_changes(engine: Engine, federation: str) -> pl.DataFrame:
+def rating_changes(engine: Engine, federation: str, *, ended_from: date | None = None,
+                   ended_until: date | None = None, columns: list[str] | None = None) -> pl.DataFrame:
     """Every current rating change of ``federation`` (RATING_CHANGES_SCHEMA), in rating order.
 
     What the backfill compares before and after re-rating, and what an analyst reads
-    to check a published edition against the federation's own figures.
+    to check a published edition against the federation's own figures. ``ended_from``,
+    ``ended_until``: only the changes of competitions that end in that window (either bound
+    open); ``columns``: only those (the backfill's comparison reads three of them).
     """
+    schema = {k: v for k, v in RATING_CHANGES_SCHEMA.items() if columns is None or k in columns}
+    query = sa.select(*_cols(_RC, schema)).where(_RC.federation == federation)
+    if ended_from is not None or ended_until is not None:
+        ended = (_C.federation == _RC.federation) & (_C.competition_id == _RC.competition_id) \
+            & (_C.status != "superseded")
+        if ended_from is not None:
+            ended = ended & (_C.end_date >= ended_from)
+        if ended_until is not None:
+            ended = ended & (_C.end_date <= ended_until)
+        query = query.join(_COMPETITIONS, ended)
     with engine.connect() as conn:
-        return read_frame(
-            conn,
-            sa.select(*_cols(_RC, RATING_CHANGES_SCHEMA)).where(_RC.federation == federation).order_by(_RC.seq),
-            RATING_CHANGES_SCHEMA,
-        )
+        return read_frame(conn, query.order_by(_RC.seq), schema)
 
 
 def derived_counts(engine: Engine, federation: str) -> tuple[int, int, int]:

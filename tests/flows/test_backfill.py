@@ -28,6 +28,12 @@ def test_backfill_without_correction_changes_nothing(sample_inbox: Path, sqlite_
     assert result.changes_differing == 0
     assert result.edition is None                    # the published list is identical
     assert warehouse.rating_changes(db, "ajusc").equals(before)
+    # What the backfill compares: the changes of the competitions in its window, three columns of them.
+    window = warehouse.rating_changes(db, "ajusc", ended_from=date(2025, 11, 1), ended_until=date(2025, 12, 31),
+                                      columns=["competition_id", "player_id", "rating_after"])
+    assert window.columns == ["competition_id", "player_id", "rating_after"]
+    assert set(window.get_column("competition_id")) == {"CAT-2025-02"}
+    assert window.equals(before.filter(pl.col("competition_id") == "CAT-2025-02").select(window.columns))
 
 
 def test_new_starting_list_then_backfill_rerates_and_republishes(
