@@ -87,6 +87,11 @@ def _read_edition(conn: Connection, federation: str, stored_name: str | None, ed
     return _content(lines, full, federation)
 
 
+#: Editions whose lines one read of :func:`edition_contents` takes (a list's lines are read a few
+#: editions at a time, not all at once: memory follows the list and a few editions' changes).
+_EDITIONS_PER_READ = 12
+
+
 def edition_contents(
     engine: Engine, federation: str, wanted: Sequence[int], *, list_name: str | None = None,
     first_list: str | None = None, stored: pl.DataFrame | None = None,
@@ -94,10 +99,11 @@ def edition_contents(
     """Editions ``wanted`` of one list in full, in edition order: ``(edition, RATING_LIST_SCHEMA)``.
 
     The list's lines are read once and its editions replayed in order, so checking every
-    published edition after a backfill reads each line once, not once per edition.
-    ``stored``: the list's lines already read (LINES_SCHEMA + ``edition``, by edition and
-    ``seq``, as :func:`stored_lines` gives them), at least those of the editions up to the
-    last one wanted; they are not read again.
+    published edition after a backfill reads each line once, not once per edition; they are
+    read a few editions at a time, each read on a connection of its own (none is held between
+    two editions given). ``stored``: the list's lines already read (LINES_SCHEMA + ``edition``,
+    by edition and ``seq``, as :func:`stored_lines` gives them), at least those of the editions
+    up to the last one wanted; they are not read again.
     """
     todo = set(wanted)
     if not todo:
@@ -109,30 +115,39 @@ def edition_contents(
             .where(where, _RL.c.edition <= max(todo)).order_by(_RL.c.edition),
             {"edition": pl.Int64(), "lines": pl.Utf8(), "base_edition": pl.Int64()},
         )
-        start = min((_starts_at(*row)[1] for row in heads.filter(pl.col("edition").is_in(sorted(todo))).iter_rows()),
-                    default=0)
-        lines = (_lines(conn, where, start, max(todo)) if stored is None
-                 else stored.filter(pl.col("edition").is_between(start, max(todo))).select(*LINES_SCHEMA, "edition"))
+    start = min((_starts_at(*row)[1] for row in heads.filter(pl.col("edition").is_in(sorted(todo))).iter_rows()),
+                default=0)
+
+    def lines_of(first: int, last: int) -> pl.DataFrame:
+        if stored is not None:
+            return stored.filter(pl.col("edition").is_between(first, last)).select(*LINES_SCHEMA, "edition")
+        with engine.connect() as conn:
+            return _lines(conn, where, first, last)
+
     kinds = dict(heads.filter(pl.col("edition") >= start).select("edition", "lines").iter_rows())
     first = min(todo)
     # The state at the first edition wanted, in one pass over the lines before it (from the last
     # full edition); then each later edition replayed on it.
     reset = max((e for e, kind in kinds.items() if kind == "full" and e <= first), default=start)
-    before = lines.filter(pl.col("edition").is_between(reset, first))
+    before = lines_of(reset, first)
     state = before if kinds.get(first) == "full" else before.unique("player_id", keep="last", maintain_order=True)
-    groups = lines.filter(pl.col("edition") > first).partition_by(
-        "edition", as_dict=True, include_key=False, maintain_order=True)
-    for edition, kind in kinds.items():
-        if edition > first:
-            own = groups.get((edition,), empty(LINES_SCHEMA))
-            state = own if kind == "full" else pl.concat([state.drop("edition", strict=False), own],
-                                                         how="vertical_relaxed").unique(
-                "player_id", keep="last", maintain_order=True)
-        if edition in todo:
-            yield edition, _content(state, kind == "full", federation)
-            todo.discard(edition)
-            if not todo:
-                return
+    later = [e for e in kinds if e > first and e <= max(todo)]
+    reads = [later[i:i + _EDITIONS_PER_READ] for i in range(0, len(later), _EDITIONS_PER_READ)]
+    for chunk in [[first], *reads] if first in kinds else reads:
+        groups = {} if chunk == [first] else lines_of(chunk[0], chunk[-1]).partition_by(
+            "edition", as_dict=True, include_key=False, maintain_order=True)
+        for edition in chunk:
+            kind = kinds.get(edition)
+            if edition > first:
+                own = groups.get((edition,), empty(LINES_SCHEMA))
+                state = own if kind == "full" else pl.concat([state.drop("edition", strict=False), own],
+                                                             how="vertical_relaxed").unique(
+                    "player_id", keep="last", maintain_order=True)
+            if edition in todo:
+                yield edition, _content(state, kind == "full", federation)
+                todo.discard(edition)
+                if not todo:
+                    return
 
 
 def stored_lines(

@@ -121,3 +121,26 @@ def test_the_downloads_of_many_editions_open_the_warehouse_once(night: Path, tmp
     written = write_list_downloads(url, str(tmp_path / "site"), "ajusc", federations())
     assert written > 2 and written == len(list((tmp_path / "site" / "ajusc" / "downloads").iterdir()))
     assert len(opened) == 1
+
+
+def test_every_download_is_its_edition_read_on_its_own(night: Path, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The downloads replay the list's editions in order (``warehouse.edition_contents``, here one
+    edition's lines a read); each file is the one the edition read on its own gives, byte for byte."""
+    import warehouse
+    import warehouse._editions_read as reader
+    from flows.config import federations
+    from tasks.lookup import Edition, edition_rows, export_entries, list_file
+    from tasks.site import write_list_downloads
+
+    monkeypatch.setattr(reader, "_EDITIONS_PER_READ", 1)
+    url = f"sqlite:///{night / 'ratings.db'}"
+    config = federations()["ajusc"]
+    assert write_list_downloads(url, str(tmp_path / "site"), "ajusc", federations()) >= 3
+    db = warehouse.get_engine(url)
+    for row in warehouse.editions(db, "ajusc").iter_rows(named=True):
+        edition = Edition("ajusc", int(row["list_id"]), int(row["edition"]), str(row["kind"]), row["as_of"],
+                          row["list_name"])
+        name, data = list_file.fn(export_entries.fn(edition_rows(db, edition.list_id), edition, config), edition,
+                                  "xlsx")
+        assert (tmp_path / "site" / "ajusc" / "downloads" / name).read_bytes() == data, name

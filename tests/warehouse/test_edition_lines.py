@@ -122,6 +122,18 @@ def _check(db: Engine, fed: str, lists: list[pl.DataFrame], numbers: list[int]) 
     heads = editions(db, fed)
     assert heads.get_column("edition").to_list() == numbers
     replayed = dict(edition_contents(db, fed, numbers))
+    # The lines read one or two editions at a time replay the same editions.
+    import warehouse._editions_read as reader
+
+    for per_read in (1, 2):
+        default, reader._EDITIONS_PER_READ = reader._EDITIONS_PER_READ, per_read
+        try:
+            chunked = dict(edition_contents(db, fed, numbers))
+        finally:
+            reader._EDITIONS_PER_READ = default
+        assert chunked.keys() == replayed.keys()
+        for number, frame in chunked.items():
+            assert_frame_equal(frame, replayed[number])
     # Replayed from any edition on (the publish task checks the editions a run can reach).
     for i in range(1, len(numbers)):
         later = dict(edition_contents(db, fed, numbers[i:]))
