@@ -177,13 +177,16 @@ def _database_rows(rows: list[Row], system: str, hist: History, db: str, for_db:
         inbox.mkdir(exist_ok=True)
         for part in [*sorted(hist.folder.glob("*.results.csv")), *hist.players_files]:
             shutil.copy(part, inbox)
+        tree: list[float] = []
         seconds, peak, output = measured(ratings_cmd("run", "--inbox", str(inbox), *base, "--federation", system,
                                                 "--reports", str(for_db / "reports"),
-                                                "--as-of", str(hist.last_day)), cwd=for_db, timeout=args.row_timeout)
+                                                "--as-of", str(hist.last_day)), cwd=for_db, timeout=args.row_timeout,
+                                         tree=tree)
         loaded(output, n)
         full = seconds
         rows.append(Row(system, n, "run", db, seconds, peak,
-                        f"marginal / floor = {(seconds - rows[-1].seconds) / floor:.1f}x; {stages(output)}"))
+                        f"marginal / floor = {(seconds - rows[-1].seconds) / floor:.1f}x; {together(tree)}"
+                        f"{stages(output)}"))
         print(rows[-1].line(), flush=True)
         night_results, night_games, night_last_day = hist.night(for_db / "night")
         tonight = for_db / "inbox-night"
@@ -191,10 +194,12 @@ def _database_rows(rows: list[Row], system: str, hist: History, db: str, for_db:
         shutil.copy(night_results, tonight)
         seconds, peak, output = measured(ratings_cmd("run", "--inbox", str(tonight), *base, "--federation", system,
                                                 "--reports", str(for_db / "reports"),
-                                                "--as-of", str(night_last_day)), cwd=for_db, timeout=args.row_timeout)
+                                                "--as-of", str(night_last_day)), cwd=for_db, timeout=args.row_timeout,
+                                         tree=tree)
         loaded(output, night_games)
         rows.append(Row(system, night_games, "incremental", db, seconds, peak,
-                        f"50 competitions on top; {seconds / full:.0%} of the full run; {stages(output)}"))
+                        f"50 competitions on top; {seconds / full:.0%} of the full run; {together(tree)}"
+                        f"{stages(output)}"))
         print(rows[-1].line(), flush=True)
         if hist.month is not None:
             files, month_games, month_last_day = hist.month(for_db / "month", night_last_day)
@@ -205,27 +210,30 @@ def _database_rows(rows: list[Row], system: str, hist: History, db: str, for_db:
             seconds, peak, output = measured(ratings_cmd("run", "--inbox", str(this_month), *base, "--federation",
                                                          system, "--reports", str(for_db / "reports"),
                                                          "--as-of", str(month_last_day)),
-                                             cwd=for_db, timeout=args.row_timeout)
+                                             cwd=for_db, timeout=args.row_timeout, tree=tree)
             loaded(output, month_games)
             rows.append(Row(system, month_games, "month", db, seconds, peak,
-                            f"the whole month after the night; {stages(output)}"))
+                            f"the whole month after the night; {together(tree)}{stages(output)}"))
             print(rows[-1].line(), flush=True)
         # Up to the last day loaded, as a backfill the day after the last night: without it the
         # backfill publishes the monthly editions up to today, past the archive (the site renders
         # every card again for them).
         last_day = month_last_day if hist.month is not None else night_last_day
         seconds, peak, output = measured(ratings_cmd("backfill", "--federation", system, "--from", str(hist.first_day),
-                                                     "--to", str(last_day), *base), cwd=for_db, timeout=args.row_timeout)
+                                                     "--to", str(last_day), *base), cwd=for_db, timeout=args.row_timeout,
+                                         tree=tree)
         rows.append(Row(system, n + night_games, "backfill", db, seconds, peak,
-                        f"from the first day to {last_day}; {stages(output)}"))
+                        f"from the first day to {last_day}; {together(tree)}{stages(output)}"))
         print(rows[-1].line(), flush=True)
         has_whatif = subprocess.run(ratings_cmd("whatif", "--help"), capture_output=True, cwd=for_db,
                                     check=False).returncode == 0
         if has_whatif:
             player = hist.seeded
             seconds, peak, _ = measured(ratings_cmd("whatif", "--federation", system, "--set-rating",
-                                                    f"{player}=1500", *base, "--format", "csv"), cwd=for_db, timeout=args.row_timeout)
-            rows.append(Row(system, n + night_games, "whatif", db, seconds, peak, f"--set-rating {player}=1500"))
+                                                    f"{player}=1500", *base, "--format", "csv"), cwd=for_db,
+                                        timeout=args.row_timeout, tree=tree)
+            rows.append(Row(system, n + night_games, "whatif", db, seconds, peak,
+                            f"--set-rating {player}=1500; {together(tree)}".rstrip("; ")))
         else:
             rows.append(Row(system, 0, "whatif", db, 0.0, 0.0, "no `ratings whatif` in this version"))
         print(rows[-1].line(), flush=True)
@@ -233,11 +241,20 @@ def _database_rows(rows: list[Row], system: str, hist: History, db: str, for_db:
         whole = for_db / "site-whole"
         shutil.rmtree(whole, ignore_errors=True)
         seconds, peak, _ = measured(ratings_cmd("site", "--federation", system, "--out", str(whole), *base),
-                                    cwd=for_db, timeout=args.row_timeout)
+                                    cwd=for_db, timeout=args.row_timeout, tree=tree)
         pages = sum(1 for p in whole.rglob("*.html"))
         rows.append(Row(system, n + night_games, "site", db, seconds, peak,
-                        f"ratings site into an empty folder: {pages:,} pages"))
+                        f"ratings site into an empty folder: {pages:,} pages; {together(tree)}".rstrip("; ")))
         print(rows[-1].line(), flush=True)
+
+
+def together(tree: list[float]) -> str:
+    """The last row's processes together (:func:`benchmarks._measure.tree_pss_mb`), for its note.
+
+    >>> together([412.4])
+    'processes together 412 MB (PSS); '
+    """
+    return f"processes together {tree[-1]:,.0f} MB (PSS); " if tree and tree[-1] > 0 else ""
 
 
 def bench_system(system: str, games: int, databases: list[str], args: argparse.Namespace, work: Path) -> list[Row]:

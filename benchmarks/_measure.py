@@ -49,11 +49,36 @@ def loaded(output: str, expected: int) -> None:
         raise RuntimeError(f"the run loaded {got:,} games of {expected:,}; its output ends:\n{output[-3000:]}")
 
 
+def tree_pss_mb(pid: int) -> float:
+    """The proportional set size of process ``pid`` and every process under it, summed (MB): the
+    memory they hold together, each shared page counted once in all (RSS counts it in each).
+    0 when the process is gone."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0.0
+    total = 0
+    for process in processes:
+        try:
+            total += process.memory_full_info().pss
+        except psutil.Error:   # ended meanwhile, or not ours to read
+            continue
+    return total / 2**20
+
+
 def measured(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
-             timeout: float | None = None) -> tuple[float, float, str]:
+             timeout: float | None = None, tree: list[float] | None = None) -> tuple[float, float, str]:
     """Run ``cmd`` as its own process: (wall seconds, peak RSS in MB, output); raises on failure,
-    :class:`RowTimeout` when it runs past ``timeout`` seconds (then it is killed)."""
+    :class:`RowTimeout` when it runs past ``timeout`` seconds (then it is killed).
+
+    The peak RSS is the largest single process's (``ru_maxrss``): a row whose work is spread over
+    processes (the site's renderers, its own process) holds more. ``tree``: the peak of
+    :func:`tree_pss_mb` over the run, sampled every half second, is appended to it."""
     start = time.perf_counter()
+    peak_tree, sampled = 0.0, 0.0
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd, text=True,
                             start_new_session=True)
     assert proc.stdout is not None
@@ -66,6 +91,9 @@ def measured(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | N
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             break
+        if tree is not None and time.perf_counter() - sampled >= 0.5:
+            sampled = time.perf_counter()
+            peak_tree = max(peak_tree, tree_pss_mb(proc.pid))
         if timeout is not None and time.perf_counter() - start > timeout:
             os.killpg(proc.pid, signal.SIGKILL)
             _, status, usage = os.wait4(proc.pid, 0)
@@ -73,6 +101,8 @@ def measured(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | N
             break
         time.sleep(0.05)
     seconds = time.perf_counter() - start
+    if tree is not None:
+        tree.append(peak_tree)
     reader.join(timeout=30)
     output = "".join(chunks)
     proc.returncode = os.waitstatus_to_exitcode(status)
