@@ -122,6 +122,8 @@ def backfill(
     warehouse_url: WarehouseOpt = None,
     site: SiteOpt = Path("site"),
     no_site: NoSiteOpt = False,
+    as_of: Annotated[str | None, typer.Option(
+        "--as-of", help="Date of the lists it publishes (YYYY-MM-DD; default: --to, else today).")] = None,
 ) -> None:
     """Re-rate history from a date and republish the list."""
     from flows.config import federation_config
@@ -129,6 +131,7 @@ def backfill(
     federation_config(federation)
     start = _parse_date(from_, "--from")
     end = _parse_date(to, "--to")
+    day = _parse_date(as_of, "--as-of")
     if start is not None and end is not None and end < start:
         fail(f"--to {end} is before --from {start}: give a --to on or after --from", code=64)
     _engine(warehouse_url)
@@ -139,7 +142,7 @@ def backfill(
         ["stored_changes", "rate_federation", "load_federation", "publish_federation", "publish_site"]
     ):
         result = run_flow(backfill_flow, federation=federation, from_date=start, to_date=end, warehouse_url=None,
-                               site_dir=None if no_site else str(site))
+                          as_of=day, site_dir=None if no_site else str(site))
     typer.echo(
         f"{federation}: {result.competitions_rerated} competition(s) re-rated from {start}, "
         f"{result.changes_differing} rating change(s) differ, "

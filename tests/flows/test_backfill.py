@@ -55,7 +55,8 @@ def test_new_starting_list_then_backfill_rerates_and_republishes(
     assert seeded.exit_code == 0, seeded.output
     assert "ratings backfill" in seeded.output
 
-    ran = runner.invoke(app, ["backfill", "--federation", "ajusc", "--from", "2025-09-01", "--warehouse", sqlite_url])
+    ran = runner.invoke(app, ["backfill", "--federation", "ajusc", "--from", "2025-09-01", "--warehouse", sqlite_url,
+                              "--as-of", "2026-03-15"])
     assert ran.exit_code == 0, ran.output
 
     after = warehouse.rating_changes(db, "ajusc")
@@ -66,5 +67,8 @@ def test_new_starting_list_then_backfill_rerates_and_republishes(
     # Editions 1-3 were published; the new figures come as correcting edition 4.
     assert "edition 4" in ran.output
     assert set(warehouse.edition_corrections(db, "ajusc").get_column("correcting_edition").to_list()) == {4}
+    # Dated as the backfill was told (--as-of), not the day it ran.
+    fourth = warehouse.editions(db, "ajusc").filter(pl.col("edition") == 4)
+    assert fourth.get_column("as_of").to_list() == [date(2026, 3, 15)]
     listed = warehouse.rating_list(db, "ajusc")
     assert listed.filter(pl.col("player_id") == "1001").get_column("rating").item() != 950.0
