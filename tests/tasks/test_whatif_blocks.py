@@ -50,6 +50,16 @@ _serial = itertools.count()
 SEEN = {"histories": 0, "in several blocks": 0, "going on across the adjustment": 0}
 
 
+def _stored(db: Engine, fed: str, tournaments: list[Tournament], first: date) -> tuple[warehouse.History, date]:
+    """The tournaments rated from the seed in one night, and the history read back without its
+    games (as the what-if reads it), with the day after the last tournament."""
+    warehouse.load_seed(db, fed, _seed(fed, first - timedelta(days=2)), source=f"{fed}.ratings.csv",
+                        source_sha256=f"seed-{fed}")
+    last = first + timedelta(days=max(t["end"] for t in tournaments) + 1)
+    _night(db, fed, _batch(fed, tournaments, first), last, full=True)
+    return warehouse.history(db, fed, games_from=date.max), last
+
+
 @pytest.mark.hypothesis
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(histories(in_order=True), st.integers(1, 40), st.sampled_from([FIRST, BEFORE_ADJUSTMENT]))
@@ -64,13 +74,8 @@ def test_fide_in_blocks_equals_one_run(
 ) -> None:
     tournaments, _ = history
     fed = f"fide-blocks-{next(_serial)}"
-    warehouse.load_seed(sqlite_db, fed, _seed(fed, first - timedelta(days=2)), source=f"{fed}.ratings.csv",
-                        source_sha256=f"seed-{fed}")
-    last = first + timedelta(days=max(t["end"] for t in tournaments) + 1)
-    _night(sqlite_db, fed, _batch(fed, tournaments, first), last, full=True)
-
+    meta, last = _stored(sqlite_db, fed, tournaments, first)
     config = federation_config("fide")
-    meta = warehouse.history(sqlite_db, fed, games_from=date.max)
     assert meta.games.height == 0
     blocks = plan_history(meta.competitions, warehouse.games_per_competition(sqlite_db, fed), budget)
     everything = [meta.competitions.get_column("competition_id").to_list()]
@@ -111,14 +116,9 @@ def test_a_block_that_cannot_go_on_rates_from_the_seed(sqlite_db: Engine) -> Non
     (``plan_history`` never cuts there): its checkpoint would not hold the adjustment, so it makes
     none (``rating.continued.next_checkpoints``)."""
     fed = "fide-blocks-adjusted"
-    first = BEFORE_ADJUSTMENT
     tournaments = [_RAPID_BEFORE, _RAPID_OCTOBER, _RAPID_NOVEMBER, _STANDARD_DECEMBER, _RAPID_JANUARY]
-    warehouse.load_seed(sqlite_db, fed, _seed(fed, first - timedelta(days=2)), source=f"{fed}.ratings.csv",
-                        source_sha256=f"seed-{fed}")
-    last = first + timedelta(days=max(t["end"] for t in tournaments) + 1)
-    _night(sqlite_db, fed, _batch(fed, tournaments, first), last, full=True)
+    meta, last = _stored(sqlite_db, fed, tournaments, BEFORE_ADJUSTMENT)
     config = federation_config("fide")
-    meta = warehouse.history(sqlite_db, fed, games_from=date.max)
     nothing = FederationBatch(federation=fed)
     one = rate_in_blocks(sqlite_db, meta, nothing, [["T00", "T11", "T03", "T01", "T02"]], config, last)
     blocked = rate_in_blocks(sqlite_db, meta, nothing, [["T00"], ["T11"], ["T03", "T01", "T02"]], config, last)
