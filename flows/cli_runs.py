@@ -124,6 +124,10 @@ def backfill(
     no_site: NoSiteOpt = False,
     as_of: Annotated[str | None, typer.Option(
         "--as-of", help="Date of the lists it publishes (YYYY-MM-DD; default: --to, else today).")] = None,
+    block_games: Annotated[int | None, typer.Option(
+        "--block-games", min=0, show_default=False,
+        help="A history of more games is re-rated in blocks of about as many, by months in date order, "
+             "to bound memory, and loaded as one run. Default: 250,000; 0: one block.")] = None,
 ) -> None:
     """Re-rate history from a date and republish the list."""
     from flows.config import federation_config
@@ -139,10 +143,12 @@ def backfill(
     from flows.orchestration import run_flow
 
     with url_in_environment(warehouse_url), progress(   # the URL is never a flow parameter: Prefect stores those
-        ["stored_changes", "rate_federation", "load_federation", "publish_federation", "publish_site"]
+        ["stored_changes", "rate_federation", "rate_in_blocks", "load_federation", "publish_federation",
+         "publish_site"]
     ):
         result = run_flow(backfill_flow, federation=federation, from_date=start, to_date=end, warehouse_url=None,
-                          as_of=day, site_dir=None if no_site else str(site))
+                          as_of=day, site_dir=None if no_site else str(site),
+                          **({} if block_games is None else {"block_games": block_games}))
     typer.echo(
         f"{federation}: {result.competitions_rerated} competition(s) re-rated from {start}, "
         f"{result.changes_differing} rating change(s) differ, "

@@ -81,7 +81,7 @@ def quiet_flow(flow: Any, warehouse_url: str | None, **parameters: Any) -> Any:
 #: The stages a user sees, by the Prefect task that does each (flows/nightly.py, backfill.py, whatif.py).
 STAGES = {
     "ingest_inbox": "ingest", "validate_batch": "validate", "rate_federation": "rate",
-    "load_federation": "load", "publish_federation": "publish", "stored_changes": "read",
+    "load_federation": "load", "publish_federation": "publish", "stored_changes": "read", "rate_in_blocks": "rate",
     "read_state": "read", "read_added": "read files", "rate_whatif": "rate", "publish_site": "site",
 }
 

@@ -15,8 +15,10 @@ every one before ends, and never after a month that holds a one-off adjustment o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -26,7 +28,14 @@ import warehouse
 from engine.lists import lists_of
 from engine.rulesets import REGISTRY
 from formats.batch import FederationBatch
-from formats.schema import GAMES_SCHEMA, PLAYERS_SCHEMA, concat, merge_players
+from formats.schema import (
+    EXPLANATIONS_SCHEMA,
+    GAMES_SCHEMA,
+    PLAYERS_SCHEMA,
+    concat,
+    empty,
+    merge_players,
+)
 from rating import continued
 from rating.history import point_key, unchanged_before
 from rating.run import rate
@@ -35,7 +44,7 @@ from rating.state import Rated, Stored, rating_basis
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-__all__ = ["UnitSpan", "blocks_of", "plan_history", "rate_in_blocks"]
+__all__ = ["BlockRows", "UnitSpan", "blocks_of", "plan_history", "rate_in_blocks"]
 
 
 @dataclass(frozen=True)
@@ -168,24 +177,25 @@ def _games(db: Engine, federation: str, added: FederationBatch, ids: list[str],
 def _after(rated: Rated, basis: str) -> Stored:
     """What the next block goes on from: this block's run, as the warehouse would hold it.
 
-    The rows come from this process's own run, not from a warehouse, so they line up by
-    construction (``games_total`` equals ``n_explanations``); ``n_changes`` counts them as a load
-    would keep them (the rows before the run's, then its own).
+    The counts are a load's: the rows before the run's (its ``derived_offset``), then its own. A
+    change row has one explanation row per game, so the explanations are counted by the changes'
+    games, without building them (the warehouse checks the same sum: ``rating.history``).
     """
-    kept = rated.derived_offset[0] if rated.derived_offset is not None else 0
-    n = kept + rated.run.changes.height
+    kept = rated.derived_offset if rated.derived_offset is not None else (0, 0)
+    n = kept[0] + rated.run.changes.height
+    explained = kept[1] + int(rated.run.changes.get_column("games").fill_null(0).sum())
     checkpoints = {c.list_name: c for c in rated.checkpoints}
 
     def no_rows() -> pl.DataFrame:
         raise AssertionError("a run in blocks never re-rates inside a block already rated")
 
-    return Stored(n_changes=n, games_total=n, n_explanations=n, basis=basis, ratings=rated.run.ratings,
-                  read_changes=no_rows, read_checkpoints=lambda: checkpoints)
+    return Stored(n_changes=n, games_total=explained, n_explanations=explained, basis=basis,
+                  ratings=rated.run.ratings, read_changes=no_rows, read_checkpoints=lambda: checkpoints)
 
 
 def rate_in_blocks(
     db: Engine, history: warehouse.History, added: FederationBatch, blocks: list[list[str]],
-    config: dict[str, object], as_of: date | None = None,
+    config: dict[str, object], as_of: date | None = None, each: Callable[[Rated], None] | None = None,
 ) -> Rated:
     """The federation's history re-rated from its seed, block by block (:func:`plan_history`).
 
@@ -201,6 +211,9 @@ def rate_in_blocks(
         competition of the same id is replaced.
     blocks
         The competition ids of each block, in the order they are rated.
+    each
+        Called with each block's run as soon as it is rated (a backfill keeps its rows:
+        :class:`BlockRows`), with its checkpoints; once when everything is rated at once.
 
     Returns
     -------
@@ -214,7 +227,10 @@ def rate_in_blocks(
         # One block: the run from the seed over every game, as the history lies.
         ids = history.competitions.get_column("competition_id").to_list()
         everyone = replace(history, games=_games(db, fed, FederationBatch(federation=fed), ids), games_from=None)
-        return rate(everyone, added, config, as_of)
+        at_once = rate(everyone, added, config, as_of, checkpoints=each is not None)
+        if each is not None:
+            each(at_once)
+        return at_once
     # Every player known once, the added files' over the stored (as History.laid_over merges them):
     # the blocks' batches then change no player the history knows.
     players = merge_players(concat([history.players, added.players], PLAYERS_SCHEMA))
@@ -252,6 +268,8 @@ def rate_in_blocks(
             in_block = pl.col("competition_id").is_in(comps.get_column("competition_id").implode())
             rated = rate(replace(before, games=every.filter(~in_block)), replace(batch, games=every.filter(in_block)),
                          config, as_of, checkpoints=True)
+        if each is not None:
+            each(rated)
         stored = _after(rated, basis)
         done += block
     assert rated is not None
@@ -271,3 +289,86 @@ def _since(history: warehouse.History, batch: FederationBatch, config: dict[str,
         return None if at is None else continued.games_from(at, as_of)
     points = point_key(batch.competitions).get_column("point")
     return engine.point_date(str(points.min())) if points.len() else None
+
+
+class BlockRows:
+    """The rows of a run in blocks (:func:`rate_in_blocks`, its ``each``), gathered as the run from
+    the seed gives them: a block from a checkpoint re-rates from a period on, so its rows replace the
+    ones gathered from that period on (its ``derived_offset``), as the warehouse's load replaces them.
+
+    The rating changes (one row per player and competition) are kept in memory, each list's on its
+    own; the explanations (one row per player and game, ten times as many) are written to Parquet
+    files in ``folder``, a file a block, which the load reads a file at a time
+    (``warehouse.LoadBatch.explanation_files``).
+    """
+
+    def __init__(self, lists: list[str], folder: Path) -> None:
+        self.lists, self.folder = lists, folder
+        self.changes: dict[str, pl.DataFrame] = {}   #: by list ("" for a federation of one list)
+        self.starts: dict[str, pl.DataFrame] = {}    #: the state each list's editions are rebuilt from
+        self.adjustments: dict[str, list[tuple[date, pl.DataFrame]]] = {}
+        self.files: list[tuple[Path, int]] = []      #: the explanations' files, with their rows
+        self.last: Rated | None = None
+
+    def __call__(self, rated: Rated) -> None:
+        offset = rated.derived_offset
+        self._keep_explanations(offset[1] if offset is not None else 0)
+        explanations = rated.run.explanations
+        path = self.folder / f"explanations-{len(self.files):05d}.parquet"
+        explanations.write_parquet(path)
+        self.files.append((path, explanations.height))
+        if len(self.lists) > 1:
+            # From the seed (cut None), or from the checkpoint of a period: the rows before it stay.
+            period = None if rated.cut is None else rated.cut[:7]
+            day = None if rated.cut is None else date.fromisoformat(rated.cut)
+            for name, part in rated.lists.items():
+                kept = self.changes.get(name) if period is not None else None
+                new = part.run.changes
+                self.changes[name] = new if kept is None else pl.concat([kept.filter(pl.col("period") < period), new])
+                if period is None or name not in self.starts:
+                    self.starts[name] = part.start_state
+                # An adjustment before the checkpoint is the earlier blocks'; one after it, this block's.
+                earlier = [(d, up) for d, up in self.adjustments.get(name, []) if day is not None and d < day]
+                self.adjustments[name] = earlier + list(part.adjustments)
+        else:
+            kept = self.changes.get("") if offset is not None else None
+            new = rated.run.changes
+            self.changes[""] = new if kept is None else pl.concat([kept.head(offset[0] if offset else 0), new])
+            if offset is None:
+                self.starts[""] = rated.start_state
+        self.last = rated
+
+    def _keep_explanations(self, rows: int) -> None:
+        """Keep the first ``rows`` explanation rows gathered (a block re-rates the rest)."""
+        kept: list[tuple[Path, int]] = []
+        for path, n in self.files:
+            if rows <= 0:
+                path.unlink()
+                continue
+            if n > rows:
+                pl.read_parquet(path).head(rows).write_parquet(path)
+                n = rows
+            kept.append((path, n))
+            rows -= n
+        self.files = kept
+
+    def rated(self, blocks: int) -> Rated:
+        """The run from the seed the blocks make up: every rating change, the last block's ratings,
+        competitions, players and checkpoints; the explanations are in :attr:`files`."""
+        last = self.last
+        assert last is not None
+        reason = f"re-rated from the seed in {blocks} blocks of months"
+        nothing = empty(EXPLANATIONS_SCHEMA)
+        if len(self.lists) > 1:
+            parts = {name: replace(part, run=engine.RatingRun(self.changes[name], nothing, part.run.ratings),
+                                   start_state=self.starts[name], adjustments=self.adjustments[name], cut=None,
+                                   derived_offset=None, unchanged_before=None, changed=[])
+                     for name, part in last.lists.items()}
+            first = parts[self.lists[0]]
+            changes = continued.by_period([p.run.changes for p in parts.values()])
+            return replace(first, run=engine.RatingRun(changes, nothing, first.run.ratings),
+                           competitions=last.competitions, changed=[], players=last.players, basis=last.basis,
+                           full_reason=reason, lists=parts, checkpoints=last.checkpoints, progress=last.progress)
+        return replace(last, run=engine.RatingRun(self.changes[""], nothing, last.run.ratings),
+                       start_state=self.starts[""], cut=None, derived_offset=None, changed=[], full_reason=reason,
+                       unchanged_before=None)

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 
 import polars as pl
 
+import engine
 import warehouse
+from engine.lists import lists_of
+from formats.batch import FederationBatch
 from rating import Rated
+from rating.blocks import BlockRows, plan_history, rate_in_blocks
 from tasks.runtime import create_markdown_artifact, get_run_logger, task
 
 
@@ -50,6 +55,41 @@ def differing_changes(before: pl.DataFrame, after: pl.DataFrame) -> pl.DataFrame
     return joined.filter(
         pl.col("_was").is_null() | pl.col("_is").is_null() | pl.col("before").ne_missing(pl.col("after"))
     ).drop("_was", "_is")
+
+
+def plan_backfill(warehouse_url: str | None, federation: str, config: dict[str, object],
+                  block_games: int) -> list[list[str]]:
+    """The stored history's competitions in blocks of months of about ``block_games`` games
+    (:func:`rating.blocks.plan_history`); one block when the federation's engine cannot go on
+    from a stored state (it re-rates from the seed at once)."""
+    db = warehouse.get_engine(warehouse_url)
+    if len(lists_of(config)) <= 1 and not engine.restartable(federation, config):
+        return [[]]
+    meta = warehouse.history(db, federation, games_from=date.max)
+    return plan_history(meta.competitions, warehouse.games_per_competition(db, federation), block_games)
+
+
+@task(name="rate_in_blocks")
+def rate_backfill_in_blocks(
+    warehouse_url: str | None, federation: str, config: dict[str, object], as_of: date, blocks: list[list[str]],
+    folder: Path, why: str,
+) -> tuple[Rated, tuple[Path, ...]]:
+    """The federation re-rated from its seed in ``blocks`` (:func:`rating.blocks.rate_in_blocks`),
+    with the outcome of one run: its rows as one run gives them, the explanations in Parquet files
+    under ``folder`` that the load reads a file at a time. Memory follows a block, the players and
+    the rating changes, not the archive's games and explanations."""
+    db = warehouse.get_engine(warehouse_url)
+    meta = warehouse.history(db, federation, games_from=date.max)   # the games are read block by block
+    rows = BlockRows(lists_of(config), folder)
+    rate_in_blocks(db, meta, FederationBatch(federation=federation), blocks, config, as_of, each=rows)
+    rated = rows.rated(len(blocks))
+    run = rated.run
+    get_run_logger().info(
+        "%s: %s in %d blocks of months: %d rating change(s) over %d competition(s), %d player(s) in the state",
+        federation, why, len(blocks), run.changes.height, run.changes.get_column("competition_id").n_unique(),
+        run.ratings.height,
+    )
+    return rated, tuple(path for path, _ in rows.files)
 
 
 @task(name="stored_changes")

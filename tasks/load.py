@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import engine
 import warehouse
 from rating import Rated
@@ -13,10 +15,13 @@ from tasks.runtime import get_run_logger, task
 def load_federation(
     batch: FederationBatch, run: engine.RatingRun | None, warehouse_url: str | None,
     config: dict[str, object] | None = None, rated: Rated | None = None,
+    explanation_files: tuple[Path, ...] = (),
 ) -> warehouse.LoadResult:
     """Exactly-once: the warehouse skips files already in its ledger, so a retry is safe.
 
-    ``rated`` (from ``rate_federation``) says where an incremental run's rows go.
+    ``rated`` (from ``rate_federation``) says where an incremental run's rows go;
+    ``explanation_files``: the run's explanations, in Parquet files read a file at a time
+    (a backfill in blocks), instead of ``run.explanations``.
     """
     logger = get_run_logger()
     db = warehouse.get_engine(warehouse_url)
@@ -36,7 +41,8 @@ def load_federation(
             byes=batch.byes,
             findings=batch.findings,
             changes=run.changes if run is not None else None,
-            explanations=run.explanations if run is not None else None,
+            explanations=run.explanations if run is not None and not explanation_files else None,
+            explanation_files=explanation_files,
             ratings=run.ratings if run is not None else None,
             derived_offset=rated.derived_offset if rated is not None else None,
             derived_basis=rated.basis if rated is not None else None,

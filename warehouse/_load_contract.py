@@ -6,6 +6,7 @@ Private to :mod:`warehouse.load`, which re-exports the public names.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import polars as pl
 
@@ -54,6 +55,10 @@ class LoadBatch:
     #: where the next run can continue from (FIDE), replacing the stored ones whenever the
     #: derived rows are written (none given: the next run starts from the seed)
     checkpoints: tuple[Checkpoint, ...] = ()
+    #: Parquet files that hold the explanation rows, in order, instead of ``explanations`` (whole,
+    #: never with ``derived_offset``): a run in blocks wrote them aside, and the load reads them a
+    #: file at a time (``rating.blocks.BlockRows``).
+    explanation_files: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)

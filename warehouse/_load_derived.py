@@ -7,12 +7,13 @@ is passed in as ``block`` at each call, so the setting has one home.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import polars as pl
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from formats.schema import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATINGS_SCHEMA
+from formats.schema import EXPLANATIONS_SCHEMA, RATING_CHANGES_SCHEMA, RATINGS_SCHEMA, empty
 from warehouse._load_contract import _one_row_per_player, _own
 from warehouse._model_types import table_of
 from warehouse.bulk import frame_sha256, insert_frame, read_frame
@@ -96,6 +97,60 @@ def _record_basis(conn: Connection, federation: str, basis: str | None) -> None:
             federation=federation, table_name="basis", block=0, content_sha256=basis, n_rows=0))
 
 
+def _replace_from_files(conn: Connection, federation: str, files: Sequence[Path], block: int) -> None:
+    """Replace the federation's explanations with the rows of ``files`` (Parquet, in order), read a
+    file at a time: the result of :func:`_replace_derived` given their rows in one frame, without
+    holding them all. Blocks are compared with ``derived_state`` as they come; from the first that
+    differs, the stored rows are deleted and every later block written."""
+    table, state = _T_EXPLANATIONS, _T_DERIVED_STATE
+    old = [digest for (digest,) in conn.execute(
+        sa.select(state.c.content_sha256).where(state.c.federation == federation, state.c.table_name == table.name)
+        .order_by(state.c.block))]
+    number, seq, writing = 0, 0, False
+    digests: list[str] = []
+    sizes: list[int] = []
+
+    def blocks(frame: pl.DataFrame, last: bool) -> pl.DataFrame:
+        """Write the whole blocks of ``frame`` (every row when ``last``); returns the rows left over."""
+        nonlocal number, seq, writing
+        whole = frame.height if last else frame.height // block * block
+        for start in range(0, whole, block):
+            # As _replace_derived numbers a whole frame's rows: ``seq`` first, and in the digest.
+            rows = frame.slice(start, block).with_row_index("seq", offset=seq).with_columns(pl.col("seq").cast(pl.Int64))
+            digest = frame_sha256(rows)
+            if not writing and (number >= len(old) or old[number] != digest):
+                writing = True
+                conn.execute(sa.delete(table).where(table.c.federation == federation, table.c.seq >= seq))
+            if writing:
+                insert_frame(conn, table, rows)
+            digests.append(digest)
+            sizes.append(rows.height)
+            number, seq = number + 1, seq + rows.height
+        return frame.slice(whole)
+
+    left = empty(EXPLANATIONS_SCHEMA)
+    for path in files:
+        part = _own(pl.read_parquet(path), EXPLANATIONS_SCHEMA, federation, "explanations")
+        missing = part.filter(pl.col("competition_id").is_null() | pl.col("player_id").is_null())
+        if missing.height:
+            raise BatchError(f"explanations of {federation!r}: {missing.height} rows without competition_id or player_id")
+        left = blocks(pl.concat([left, part]), last=False)
+    blocks(left, last=True)
+    if not writing and number < len(old):   # fewer rows than stored: the stored tail goes
+        conn.execute(sa.delete(table).where(table.c.federation == federation, table.c.seq >= seq))
+    first = next((i for i, (a, b) in enumerate(zip(digests, old, strict=False)) if a != b), min(len(digests), len(old)))
+    if first == len(digests) == len(old):
+        return
+    conn.execute(sa.delete(state).where(state.c.federation == federation, state.c.table_name == table.name,
+                                        state.c.block >= first))
+    insert_frame(conn, state, pl.DataFrame({
+        "federation": federation, "table_name": table.name,
+        "block": pl.Series(range(first, len(digests)), dtype=pl.Int64),
+        "content_sha256": pl.Series(digests[first:], dtype=pl.Utf8),
+        "n_rows": pl.Series(sizes[first:], dtype=pl.Int64),
+    }))
+
+
 def _replace_derived(
     conn: Connection,
     federation: str,
@@ -105,6 +160,7 @@ def _replace_derived(
     offset: tuple[int, int] | None,
     basis: str | None,
     block: int,
+    explanation_files: Sequence[Path] = (),
 ) -> None:
     """Replace the federation's derived tables with the rating run's frames (``block`` rows per checksum).
 
@@ -129,7 +185,11 @@ def _replace_derived(
             _replace_tail(conn, federation, rows, table, offset[0] if what == "changes" else offset[1], block)
             continue
         plans.append((rows, table, block))
-    if changes is not None or explanations is not None or ratings is not None:
+    if explanation_files:
+        if explanations is not None or offset is not None:
+            raise BatchError(f"explanations of {federation!r}: given in files, and as a frame or from an offset")
+        _replace_from_files(conn, federation, explanation_files, block)
+    if changes is not None or explanations is not None or ratings is not None or explanation_files:
         _record_basis(conn, federation, basis)
     if ratings is not None:
         rows = _own(ratings, RATINGS_SCHEMA, federation, "ratings")

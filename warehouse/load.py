@@ -194,7 +194,7 @@ def _load_new(conn: Connection, batch: LoadBatch, rows: _Conformed, new_comps: p
 def _replace_batch_derived(conn: Connection, batch: LoadBatch) -> None:
     """Replace the derived tables with the batch's, when it carries them (blocks of DERIVED_BLOCK rows)."""
     _replace_derived(conn, batch.federation, batch.changes, batch.explanations, batch.ratings,
-                     batch.derived_offset, batch.derived_basis, DERIVED_BLOCK)
+                     batch.derived_offset, batch.derived_basis, DERIVED_BLOCK, batch.explanation_files)
     if batch.changes is not None:
         # A checkpoint describes the rows it comes with: new rows, new checkpoints (or none).
         replace_checkpoints(conn, batch.federation, batch.checkpoints)

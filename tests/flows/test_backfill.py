@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import polars as pl
+import sqlalchemy as sa
 from typer.testing import CliRunner
 
 import warehouse
@@ -72,3 +74,41 @@ def test_new_starting_list_then_backfill_rerates_and_republishes(
     assert fourth.get_column("as_of").to_list() == [date(2026, 3, 15)]
     listed = warehouse.rating_list(db, "ajusc")
     assert listed.filter(pl.col("player_id") == "1001").get_column("rating").item() != 950.0
+
+
+def _derived(url: str) -> dict[str, Any]:
+    """What a backfill writes: the derived rows, their checksums, the editions and corrections."""
+    db = warehouse.get_engine(url)
+    with db.connect() as conn:
+        tables = {name: sorted(tuple(r) for r in conn.execute(sa.text(f"SELECT * FROM {name} WHERE federation = 'ajusc'")))
+                  for name in ("explanations", "derived_state", "edition_corrections")}
+    editions = warehouse.editions(db, "ajusc")
+    return {
+        **tables, "changes": warehouse.rating_changes(db, "ajusc").rows(),
+        "ratings": warehouse.current_ratings(db, "ajusc").rows(),
+        "editions": editions.drop("list_id").rows(),
+        "entries": [warehouse.edition_entries(db, i).rows() for i in editions.get_column("list_id")],
+    }
+
+
+def test_a_backfill_in_blocks_writes_what_one_block_writes(sample_inbox: Path, tmp_path: Path) -> None:
+    """The sample's four championships, four months: ``--block-games 1`` re-rates each in a block of
+    its own (``rating.blocks``), its explanations written aside and loaded at the end; after a new
+    starting list, the warehouse holds what the backfill in one block leaves, row for row, and the
+    same correcting edition."""
+    runner = CliRunner()
+    seed = tmp_path / "ajusc.ratings.csv"
+    seed.write_text("federation,player_id,name,rating,games,as_of\n"
+                    "ajusc,1001,Núria Puigdomènech,1320,140,2025-09-01\n", encoding="utf-8")
+    outputs = {}
+    for blocks in ("0", "1"):
+        url = f"sqlite:///{tmp_path / f'blocks-{blocks}.db'}"
+        nightly(inbox=str(sample_inbox), warehouse_url=url, as_of=AS_OF, reports_dir=str(tmp_path / f"r{blocks}"))
+        assert runner.invoke(app, ["seed", "--federation", "ajusc", str(seed), "--warehouse", url]).exit_code == 0
+        ran = runner.invoke(app, ["backfill", "--federation", "ajusc", "--from", "2025-09-01", "--warehouse", url,
+                                  "--as-of", "2026-03-15", "--block-games", blocks, "--no-site"])
+        assert ran.exit_code == 0, ran.output
+        outputs[blocks] = (ran.output.strip().splitlines()[-1], ran.output, _derived(url))
+    assert outputs["0"][0].endswith("edition 4") and outputs["1"][0] == outputs["0"][0]
+    assert "in 4 blocks of months" in outputs["1"][1]
+    assert outputs["1"][2] == outputs["0"][2]
