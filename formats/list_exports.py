@@ -118,19 +118,14 @@ def export_list(rows: pl.DataFrame, fmt: str, header: ListHeader, players: pl.Da
     """
     if fmt not in EXPORT_FORMATS:
         raise ListExportError(f"unknown list format {fmt!r}: one of {', '.join(EXPORT_FORMATS)}")
-    records = rows.to_dicts()
-    for i, r in enumerate(records, start=1):
-        pid = r.get("player_id")
-        if pid is None or not str(pid).strip() or re.search(r"\s", str(pid)):
-            raise ListExportError(f"{header.federation} edition {header.edition}, row {i}, field 'player_id': "
-                                  f"{escape_controls(str(pid))!r} cannot be written as an id (empty or with spaces)")
+    _check_ids(rows, header)
     if fmt == "fide-txt":
-        return _fide_txt(records, header)
+        return _fide_txt(rows, header)
     if fmt == "fide-xml":
-        return _fide_xml(records)
+        return _fide_xml(rows)
     if fmt == "egd":
         known = {} if players is None else {str(p["player_id"]): p for p in players.to_dicts()}
-        return _egd(records, header, known)
+        return _egd(rows.to_dicts(), header, known)
     return _xlsx(rows, header)
 
 
@@ -156,38 +151,104 @@ def _text(value: Any) -> str:
     return escape_controls(str(value)).strip() if value is not None else ""
 
 
-def _fide_txt(records: list[dict[str, Any]], header: ListHeader) -> bytes:
+def _check_ids(rows: pl.DataFrame, header: ListHeader) -> None:
+    """Refuse the first row whose id no list can carry (none, empty, or with a space)."""
+    if rows.height == 0:
+        return
+    ids = _column(rows, "player_id")
+    text = ids.cast(pl.Utf8)
+    # Python's whitespace (str.isspace) is Unicode's White_Space and the separators \x1c..\x1f.
+    bad = (text.is_null() | (text == "") | text.str.contains(r"[\s\x1c-\x1f]")).fill_null(True)
+    if bad.any():
+        i = int(bad.arg_true()[0])
+        pid = ids[i]
+        raise ListExportError(f"{header.federation} edition {header.edition}, row {i + 1}, field 'player_id': "
+                              f"{escape_controls(str(pid))!r} cannot be written as an id (empty or with spaces)")
+
+
+def _column(rows: pl.DataFrame, name: str) -> pl.Series:
+    return rows.get_column(name) if name in rows.columns else pl.Series(name, [None] * rows.height, pl.Utf8)
+
+
+#: ``formats.safety``'s control characters in the regex syntax polars reads (Rust's). A
+#: polars string holds no lone surrogate, so that range is left out.
+_CONTROL_RS = r"[\x00-\x1f\x7f-\x{9f}\x{200e}\x{200f}\x{202a}-\x{202e}\x{2066}-\x{2069}\x{fffe}\x{ffff}]"
+
+
+def _escaped(texts: pl.Series) -> pl.Series:
+    """:func:`escape_controls` of every text (null stays null), in Python only for the rows that hold a control."""
+    texts = texts.cast(pl.Utf8)
+    hits = texts.str.contains(_CONTROL_RS).fill_null(False)
+    if not hits.any():
+        return texts
+    index = hits.arg_true()
+    shown = pl.Series([escape_controls(t) for t in texts.gather(index).to_list()], dtype=pl.Utf8)
+    return texts.clone().scatter(index, shown)
+
+
+def _stripped(texts: pl.Series) -> pl.Series:
+    """``_text``: escaped, stripped, "" for none. Once the controls are escaped, polars' strip
+    (Unicode's White_Space) removes what Python's ``str.strip`` does."""
+    return _escaped(texts).str.strip_chars().fill_null("")
+
+
+def _whole_column(rows: pl.DataFrame, name: str) -> pl.Series:
+    """``_whole`` of a column: half away from zero, "" for none or NaN."""
+    x = _column(rows, name).cast(pl.Float64)
+    x = x.set(x.is_nan().fill_null(False), None)
+    return ((x.abs() + 0.5).floor() * x.sign()).cast(pl.Int64).cast(pl.Utf8).fill_null("")
+
+
+def _longest(texts: pl.Series) -> int:
+    return int(texts.str.len_chars().max() or 0)  # type: ignore[arg-type]
+
+
+def _inactive(rows: pl.DataFrame) -> pl.Series:
+    return (_column(rows, "status").cast(pl.Utf8) == "inactive").fill_null(False)
+
+
+def _fide_txt(rows: pl.DataFrame, header: ListHeader) -> bytes:
     month = f"{MONTHS[header.as_of.month - 1]}{header.as_of.year % 100:02d}"
-    ids = [_text(r["player_id"]) for r in records]
-    names = [_text(r.get("name")) for r in records]
-    widths = [max([15, *(len(x) + 1 for x in ids)]), max([61, *(len(x) + 1 for x in names)])]
+    ids = _stripped(_column(rows, "player_id"))
+    names = _stripped(_column(rows, "name"))
+    widths = [max(15, _longest(ids) + 1), max(61, _longest(names) + 1)]
     labels = ["ID Number", "Name"] + [label or month for label, _ in _TXT_TAIL]
     widths += [w for _, w in _TXT_TAIL]
-    lines = ["".join(label.ljust(w) for label, w in zip(labels, widths, strict=True)).rstrip()]
-    for pid, name, r in zip(ids, names, records, strict=True):
-        tail = {"Gms": _whole(r.get("games")), month: _whole(r.get("rating")),
-                "Flag": "i" if r.get("status") == "inactive" else ""}
-        cells = [pid, name] + [tail.get(label, "") for label in labels[2:]]
-        lines.append("".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip())
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    head = "".join(label.ljust(w) for label, w in zip(labels, widths, strict=True)).rstrip()
+    tail = dict(zip(labels[2:], widths[2:], strict=True))
+    blank = sum(tail[label] for label in ("Fed", "Sex", "Tit", "WTit", "OTit", "FOA"))
+    frame = pl.DataFrame({"id": ids, "name": names, "rating": _whole_column(rows, "rating"),
+                          "games": _whole_column(rows, "games"),
+                          "flag": pl.Series([None] * rows.height, dtype=pl.Utf8).set(_inactive(rows), "i")})
+    lines = frame.select(pl.concat_str(
+        pl.col("id").str.pad_end(widths[0]), pl.col("name").str.pad_end(widths[1]), pl.lit(" " * blank),
+        pl.col("rating").str.pad_end(tail[month]), pl.col("games").str.pad_end(tail["Gms"]),
+        pl.lit(" " * (tail["K"] + tail["B-day"])), pl.col("flag").fill_null(""),
+    ).str.strip_chars_end(" ").alias("line")).get_column("line")
+    return ("\n".join([head, *lines.to_list()]) + "\n").encode("utf-8")
 
 
-def _fide_xml(records: list[dict[str, Any]]) -> bytes:
-    out = ['<?xml version="1.0" encoding="UTF-8"?>', "<playerslist>"]
-    for r in records:
-        fields = {"fideid": _text(r["player_id"]), "name": escape_controls(str(r.get("name") or "")),
-                  "country": "", "sex": "", "title": "", "w_title": "", "o_title": "", "foa_title": "",
-                  "rating": _whole(r.get("rating")), "games": _whole(r.get("games")), "k": "", "birthday": "",
-                  "flag": "i" if r.get("status") == "inactive" else ""}
-        # The name keeps its spaces: &#32; would be the same; CR and tabs are written as references.
-        body = "".join(f"<{k}>{_xml(v)}</{k}>" if v else f"<{k}/>" for k, v in fields.items())
-        out.append(f"<player>{body}</player>")
-    out.append("</playerslist>")
-    return ("\n".join(out) + "\n").encode("utf-8")
+def _fide_xml(rows: pl.DataFrame) -> bytes:
+    # The name keeps its spaces: &#32; would be the same; CR and tabs are written as references.
+    fields = {"fideid": _stripped(_column(rows, "player_id")),
+              "name": _escaped(_column(rows, "name")).fill_null(""),
+              "rating": _whole_column(rows, "rating"), "games": _whole_column(rows, "games")}
+    frame = pl.DataFrame(fields).with_columns(flag=pl.Series([""] * rows.height, dtype=pl.Utf8).set(_inactive(rows), "i"))
 
+    def element(tag: str) -> pl.Expr:
+        value = pl.col(tag)
+        for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")):
+            value = value.str.replace_all(char, entity, literal=True)
+        return pl.when(pl.col(tag) == "").then(pl.lit(f"<{tag}/>")).otherwise(
+            pl.concat_str(pl.lit(f"<{tag}>"), value, pl.lit(f"</{tag}>")))
 
-def _xml(text: str) -> str:
-    return html.escape(text, quote=False)
+    lines = frame.select(pl.concat_str(
+        pl.lit("<player>"), element("fideid"), element("name"),
+        pl.lit("<country/><sex/><title/><w_title/><o_title/><foa_title/>"), element("rating"), element("games"),
+        pl.lit("<k/><birthday/>"), element("flag"), pl.lit("</player>"),
+    ).alias("line")).get_column("line")
+    return ("\n".join(['<?xml version="1.0" encoding="UTF-8"?>', "<playerslist>", *lines.to_list(), "</playerslist>"])
+            + "\n").encode("utf-8")
 
 
 def _egd(records: list[dict[str, Any]], header: ListHeader, players: Mapping[str, Mapping[str, Any]]) -> bytes:

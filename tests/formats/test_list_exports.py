@@ -180,3 +180,43 @@ def test_xlsx_round_trip_on_generated_lists(players: list[tuple[str, str, float 
     assert back.columns == rows.columns
     assert [tuple(r) for r in back.iter_rows()] == [
         (pid, escape_controls(name), rating, games, status) for pid, name, rating, games, status in rows.iter_rows()]
+
+
+# The writers are polars expressions; the first ones, row by row in Python, are the reference
+# (tests/formats/list_exports_reference.py): the same bytes, on hostile names and ids too.
+_ANY_NAMES = st.one_of(st.none(), _NAMES, st.text(st.characters(exclude_categories=["Cs"]), max_size=6),
+                       st.sampled_from(["\u3000Ω\u00a0", "\x1c\x1dx\x1e\x1f", "\u2028a\u2029", "\u180ez\u200b",
+                                        "\ufeffb\ufeff", " \t"]))
+_ANY_PLAYERS = st.lists(st.tuples(_IDS, _ANY_NAMES, st.one_of(st.none(), st.just(float("nan")),
+                                                            st.floats(-5000, 5000, allow_nan=False)),
+                                  st.one_of(st.none(), st.integers(0, 99999)),
+                                  st.sampled_from([None, "active", "inactive"])),
+                        max_size=12, unique_by=lambda p: p[0])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_ANY_PLAYERS, st.dates(date(1990, 1, 1), date(2099, 12, 31)))
+def test_fide_writers_equal_the_row_by_row_reference(players: list[tuple[str, str | None, float | None,
+                                                                           int | None, str | None]],
+                                                     day: date) -> None:
+    from tests.formats import list_exports_reference as reference
+
+    rows = _rows(players)
+    header = ListHeader("fide", 3, day, "rapid")
+    assert export_list(rows, "fide-txt", header) == reference.fide_txt(rows.to_dicts(), header)
+    assert export_list(rows, "fide-xml", header) == reference.fide_xml(rows.to_dicts())
+
+
+def test_fide_writers_equal_the_reference_on_the_real_seed(fide_seed: pl.DataFrame) -> None:
+    from tests.formats import list_exports_reference as reference
+
+    assert export_list(fide_seed, "fide-txt", HEADER) == reference.fide_txt(fide_seed.to_dicts(), HEADER)
+    assert export_list(fide_seed, "fide-xml", HEADER) == reference.fide_xml(fide_seed.to_dicts())
+
+
+def test_fide_writers_take_rows_without_the_optional_columns() -> None:
+    from tests.formats import list_exports_reference as reference
+
+    rows = pl.DataFrame({"player_id": ["1503014", "x:2"], "rating": [2830.5, -0.4]})
+    assert export_list(rows, "fide-txt", HEADER) == reference.fide_txt(rows.to_dicts(), HEADER)
+    assert export_list(rows, "fide-xml", HEADER) == reference.fide_xml(rows.to_dicts())
