@@ -36,14 +36,21 @@ if TYPE_CHECKING:  # the warehouse's engine type; SQLAlchemy itself stays in war
 #: A finding's place on a competition's page: rejections first, then exclusions, then warnings.
 _SEVERITY_ORDER = {"reject": 0, "exclude": 1, "warn": 2}
 
-#: Cards rendered per block of players: the games of a block (the explanations, the warehouse's
-#: largest table) are read, made into rows and rendered, then dropped before the next block's, so
-#: the site's memory follows a block, not the archive. A row costs about 0.9 KB at the main
-#: process's peak (the frame, and the Python rows the workers share), and FIDE's players have
-#: about 100 rows each (40M rows, 400,000 players): a block of 5,000 players adds about 0.45 GB,
-#: which leaves most of the 2 GB target to the rest of the federation, for 80 blocks at FIDE's
-#: size (a read through the players' index and a fork of the workers each; docs/benchmarks.md).
+#: Cards rendered per block of players, at most: the games of a block (the explanations, the
+#: warehouse's largest table) are read, made into rows and rendered, then dropped before the next
+#: block's, so the site's memory follows a block, not the archive (and :data:`CARD_ROWS` bounds the
+#: block's games). A row costs about 0.9 KB at the main process's peak (the frame, and the Python
+#: rows the workers share), and FIDE's players have about 100 rows each (40M rows, 400,000
+#: players); each block costs a read through the players' index and a fork of the workers.
 CARD_BLOCK = 5_000
+
+#: Explanation rows (games) a block of cards reads at most, counted from the players' rating
+#: changes: a block ends before the player who would take it past this (a player with more rows
+#: has a block of their own). The players a night renders are the active ones, whose histories are
+#: the longest: at 1M FIDE games, the first block of 5,000 of a month's cards held about a million
+#: rows and took the main process from 0.44 to 1.31 GB. 300,000 rows are about 0.27 GB, whatever
+#: the archive's length (docs/benchmarks.md).
+CARD_ROWS = 300_000
 
 #: Competition pages rendered per block: the Python rows of a block's rating changes and findings
 #: are made before the workers fork, and dropped before the next block's. The first generation of
@@ -132,22 +139,54 @@ def _render_competitions(pages: _Pages, engine: Engine, outcomes: list[tuple[dic
 
 
 def _render_cards(pages: _Pages, engine: Engine, cards: list[str], workers: int, clock: _Clock) -> None:
-    """Render the cards of ``cards`` (players, in order), :data:`CARD_BLOCK` players at a time: each
+    """Render the cards of ``cards`` (players, in order), a block at a time (:func:`card_blocks`): each
     block's games are read, made into rows and rendered (by jobs, in ``workers`` forked workers),
     then dropped before the next block's are read, and so are its players' lines and changes."""
     fed = pages.fed
+    blocks = card_blocks(cards, _rows_of(fed.change_frame, cards), CARD_ROWS, CARD_BLOCK)
     # More than half the cards in one block: one read of every row costs less than the lists of ids.
-    whole = 2 * len(cards) > len(pages.player_ids) and len(cards) <= CARD_BLOCK
-    for start in range(0, len(cards), CARD_BLOCK):
-        block = cards[start:start + CARD_BLOCK]
+    whole = 2 * len(cards) > len(pages.player_ids) and len(blocks) == 1
+    for number, block in enumerate(blocks, start=1):
         fed.explanations, pages.last_explained = {}, {}
         _read_explanations(pages, engine, block, whole)
         for rows in (pages.history, fed.changes):
-            rows.only(block, more=start + CARD_BLOCK < len(cards))
+            rows.only(block, more=number < len(blocks))
         clock.lap("read")
         _run_jobs(_chunks(block, functools.partial(render_card, pages)), pages.writer, workers)
         clock.lap("pages")
     fed.explanations, pages.last_explained = {}, {}
+
+
+def _rows_of(changes: pl.DataFrame, cards: list[str]) -> dict[str, int]:
+    """The explanation rows each of ``cards`` has, about: the games of its rating changes."""
+    return dict(changes.filter(pl.col("player_id").is_in(cards)).group_by("player_id")
+                .agg(pl.col("games").fill_null(0).sum()).iter_rows())
+
+
+def card_blocks(cards: list[str], rows_of: Mapping[str, int], rows: int, players: int) -> list[list[str]]:
+    """``cards`` cut, in order, into blocks of at most ``players`` players and ``rows`` rows
+    (``rows_of``: each player's; a player with more rows has a block of their own).
+
+    Examples
+    --------
+    >>> card_blocks(["a", "b", "c", "d", "e"], {"a": 2, "b": 2, "c": 9, "d": 1}, 4, 3)
+    [['a', 'b'], ['c'], ['d', 'e']]
+    >>> card_blocks([], {}, 4, 3)
+    []
+    """
+    blocks: list[list[str]] = []
+    block: list[str] = []
+    held = 0
+    for player_id in cards:
+        n = rows_of.get(player_id, 0)
+        if block and (held + n > rows or len(block) >= players):
+            blocks.append(block)
+            block, held = [], 0
+        block.append(player_id)
+        held += n
+    if block:
+        blocks.append(block)
+    return blocks
 
 
 def _read_explanations(pages: _Pages, engine: Engine, block: list[str], whole: bool) -> None:

@@ -115,3 +115,28 @@ def test_postgresql_gives_the_same_site_in_blocks(
     assert ours.keys() == theirs.keys()
     # The root index shows when each warehouse was loaded (to the minute), and the manifest its key.
     assert [k for k in ours if ours[k] != theirs[k] and k not in ("index.html", ".pages.json")] == []
+
+
+@pytest.mark.parametrize("workers", [1, 3], ids=["one-process", "forked"])
+def test_cards_cut_by_their_games_are_the_site_rendered_in_one(
+        small_season: SmallSeason, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
+    """Blocks of cards end before the player who would take them past ``CARD_ROWS`` explanation rows
+    (a player with more has a block of their own): each block reads at most that many rows, and the
+    site is the one rendered in one block. A month's cards at 1M FIDE games held about a million
+    rows in one block of 5,000 players (docs/benchmarks.md)."""
+    if workers > 1 and "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform: cards render in one process")
+    monkeypatch.setattr(website.build, "PARALLEL_FROM", 0)
+    db = warehouse.get_engine(small_season.url)
+    website.build_site(db, tmp_path / "one", generated=date(2026, 1, 1), workers=workers)
+    rows = warehouse.site.site_explanations(db, FED).group_by("player_id").len()
+    budget = int(rows.get_column("len").max() or 0)   # type: ignore[arg-type]
+    of = dict(rows.iter_rows())
+    read = _spied(monkeypatch)
+    monkeypatch.setattr(website._federation, "CARD_ROWS", budget)
+    result = website.build_site(db, tmp_path / "blocks", generated=date(2026, 1, 1), workers=workers)
+    blocks = [players for players in read if players is not None]
+    assert len(blocks) == len(read) > 2
+    assert all(sum(of.get(p, 0) for p in players) <= budget for players in blocks)
+    assert len(set().union(*blocks)) == sum(map(len, blocks)) == result.players[FED]
+    assert _tree(tmp_path / "blocks") == _tree(tmp_path / "one")
