@@ -37,7 +37,8 @@ from formats.schema import EXPLANATIONS_SCHEMA, conform, empty
 from rating.history import LAST
 from rating.state import Rated
 
-__all__ = ["CannotContinue", "by_period", "continue_list", "games_from", "next_checkpoints", "plan"]
+__all__ = ["CannotContinue", "by_period", "continue_list", "games_from", "next_checkpoints", "period_start", "plan",
+           "rated_everywhere"]
 
 
 class CannotContinue(ValueError):
@@ -74,6 +75,31 @@ def games_from(point: str, as_of: date | None) -> date:
     """The first day of the games a run from checkpoint ``point`` reads: the initial-rating window
     before it (the pooled games) and before ``as_of`` (the unrated players' progress)."""
     return min(window_start(_day(point)), window_start(as_of or _day(point)))
+
+
+def period_start(point: str) -> date:
+    """The first day of the period a checkpoint at ``point`` starts: a competition ending before it
+    is rated before the checkpoint (its point is earlier), one ending on or after it from it.
+
+    Examples
+    --------
+    >>> period_start("2023-04-01")
+    datetime.date(2023, 3, 1)
+    """
+    return _previous(point)
+
+
+def rated_everywhere(checkpoints: Mapping[str, warehouse.Checkpoint], lists: list[str]) -> pl.Series:
+    """The players with a rating in the state of every list's checkpoint (none when a list has none).
+    A FIDE rating is never taken away, so they are rated on every list from there on."""
+    rated: pl.Series | None = None
+    for name in lists:
+        if name not in checkpoints:
+            return pl.Series("player_id", [], dtype=pl.Utf8)
+        state = checkpoints[name].state
+        ids = state.filter(pl.col("rating").is_not_null()).get_column("player_id").cast(pl.Utf8)
+        rated = ids if rated is None else rated.filter(rated.is_in(ids.implode()))
+    return pl.Series("player_id", [], dtype=pl.Utf8) if rated is None else rated
 
 
 def crosses(competitions: pl.DataFrame, day: date) -> bool:

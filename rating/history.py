@@ -120,12 +120,16 @@ def history_to_rate(
         return warehouse.history(db, fed)
     ahead = warehouse.history(db, fed, games_from=date.max)  # everything but the games
     if len(lists) > 1:
-        at = continued.plan(ahead, batch, config, lists, unchanged_before(ahead, batch, config, stored),
-                            stored.read_checkpoints())
+        checkpoints = stored.read_checkpoints()
+        at = continued.plan(ahead, batch, config, lists, unchanged_before(ahead, batch, config, stored), checkpoints)
         if at is None:
             return warehouse.history(db, fed)
         since = continued.games_from(at, as_of)
-        return replace(ahead, games=warehouse.history_games(db, fed, since), games_from=since)
+        # Before the checkpoint's period, the window serves the players still unrated (the pooled
+        # games, their progress): a game between two players rated on every list there is left out.
+        rated = continued.rated_everywhere(checkpoints, lists)
+        games = warehouse.history_games(db, fed, since, rated_before=(continued.period_start(at), rated))
+        return replace(ahead, games=games, games_from=since)
     cut = _cut(ahead, batch, config, stored, rating_basis(ahead.seed, config))[0]
     first = None if cut is None else date.max if cut == LAST else engine.point_date(cut)
     if first == date.max:

@@ -161,25 +161,63 @@ def history(engine: Engine, federation: str, *, games_from: date | None = None) 
 
 
 def history_games(engine: Engine, federation: str, games_from: date | None = None,
-                  games_until: date | None = None) -> pl.DataFrame:
+                  games_until: date | None = None, *, rated_before: tuple[date, pl.Series] | None = None) -> pl.DataFrame:
     """:attr:`History.games` as :func:`history` reads it with ``games_from``, alone (the rest of a
     history already read stays as it is); ``games_until``: only those of competitions whose day
-    (their end, else their start) is on or before it (a block of a run in blocks, ``rating.blocks``)."""
+    (their end, else their start) is on or before it (a block of a run in blocks, ``rating.blocks``).
+
+    ``rated_before``: ``(day, players)``: of the competitions ending before ``day``, only the games
+    in which a player is not one of ``players`` (a FIDE night reads the initial-rating window before
+    its checkpoint for the players still unrated; a game between two players rated at the checkpoint
+    is in its state already). Those competitions are read a month at a time and filtered as they
+    come, so a window of FIDE's months (150,000 games each) is never held whole. The games keep
+    their load order.
+
+    Examples
+    --------
+    >>> from warehouse.db import get_engine
+    >>> rated = pl.Series(["1", "2"], dtype=pl.Utf8)
+    >>> history_games(get_engine("sqlite://"), "fide", date(2023, 1, 1), rated_before=(date(2024, 1, 1), rated)).height
+    0
+    """
+    if rated_before is None or games_from is None or rated_before[0] <= games_from:
+        with engine.connect() as conn:
+            return read_frame(conn, _games_select(federation, games_from, games_until), _GAMES_RATED)
+    day, rated = rated_before
+    schema = {**_GAMES_RATED, "_order": pl.Int64()}
+    both = (pl.col("player_a").is_in(rated.implode()) & pl.col("player_b").is_in(rated.implode())).fill_null(False)
+    parts = []
     with engine.connect() as conn:
-        return read_frame(conn, _games_select(federation, games_from, games_until), _GAMES_RATED)
+        start = games_from
+        while start < day:
+            end = min(_next_month(start), day)
+            month = _games_select(federation, start, games_until, before=end, order=True)
+            parts.append(read_frame(conn, month, schema).filter(~both))
+            start = end
+        parts.append(read_frame(conn, _games_select(federation, day, games_until, order=True), schema))
+    return pl.concat(parts).sort("_order").drop("_order")
 
 
-def _games_select(federation: str, games_from: date | None, games_until: date | None = None) -> sa.Select[Any]:
+def _next_month(day: date) -> date:
+    return date(day.year + day.month // 12, day.month % 12 + 1, 1)
+
+
+def _games_select(federation: str, games_from: date | None, games_until: date | None = None, *,
+                  before: date | None = None, order: bool = False) -> sa.Select[Any]:
     """The games of the federation's current competitions, in load order; with ``games_from``,
     only those of competitions ending on or after that day (and of any without an end date);
-    with ``games_until``, only those of competitions whose day is on or before it."""
+    with ``games_until``, only those of competitions whose day is on or before it; with
+    ``before``, only those of competitions ending before it (none without an end date);
+    ``order``: the load order as a last column."""
     where = (_C.federation == federation) & (_C.status != "superseded")
     if games_from is not None:
         where = where & ((_C.end_date >= games_from) | _C.end_date.is_(None))
     if games_until is not None:
         where = where & (sa.func.coalesce(_C.end_date, _C.start_date) <= games_until)
+    if before is not None:
+        where = where & (_C.end_date < before)
     return (
-        sa.select(*_cols(_G, _GAMES_RATED))
+        sa.select(*_cols(_G, _GAMES_RATED), *([_G.id] if order else []))
         .join(_COMPETITIONS, _C.id == _G.competition_key)
         .where(where)
         .order_by(_G.id)
