@@ -203,8 +203,10 @@ def _longest(texts: pl.Series) -> int:
     return int(texts.str.len_chars().max() or 0)  # type: ignore[arg-type]
 
 
-def _inactive(rows: pl.DataFrame) -> pl.Series:
-    return (_column(rows, "status").cast(pl.Utf8) == "inactive").fill_null(False)
+def _flags(rows: pl.DataFrame) -> pl.Series:
+    """FIDE's flag of each row: ``i`` for an inactive player, else empty."""
+    inactive = (_column(rows, "status").cast(pl.Utf8) == "inactive").fill_null(False)
+    return inactive.replace_strict({True: "i", False: ""}, return_dtype=pl.Utf8)
 
 
 def _fide_txt(rows: pl.DataFrame, header: ListHeader) -> bytes:
@@ -219,11 +221,11 @@ def _fide_txt(rows: pl.DataFrame, header: ListHeader) -> bytes:
     blank = sum(tail[label] for label in ("Fed", "Sex", "Tit", "WTit", "OTit", "FOA"))
     frame = pl.DataFrame({"id": ids, "name": names, "rating": _whole_column(rows, "rating"),
                           "games": _whole_column(rows, "games"),
-                          "flag": pl.Series([None] * rows.height, dtype=pl.Utf8).set(_inactive(rows), "i")})
+                          "flag": _flags(rows)})
     lines = frame.select(pl.concat_str(
         pl.col("id").str.pad_end(widths[0]), pl.col("name").str.pad_end(widths[1]), pl.lit(" " * blank),
         pl.col("rating").str.pad_end(tail[month]), pl.col("games").str.pad_end(tail["Gms"]),
-        pl.lit(" " * (tail["K"] + tail["B-day"])), pl.col("flag").fill_null(""),
+        pl.lit(" " * (tail["K"] + tail["B-day"])), pl.col("flag"),
     ).str.strip_chars_end(" ").alias("line")).get_column("line")
     return ("\n".join([head, *lines.to_list()]) + "\n").encode("utf-8")
 
@@ -232,8 +234,8 @@ def _fide_xml(rows: pl.DataFrame) -> bytes:
     # The name keeps its spaces: &#32; would be the same; CR and tabs are written as references.
     fields = {"fideid": _stripped(_column(rows, "player_id")),
               "name": _escaped(_column(rows, "name")).fill_null(""),
-              "rating": _whole_column(rows, "rating"), "games": _whole_column(rows, "games")}
-    frame = pl.DataFrame(fields).with_columns(flag=pl.Series([""] * rows.height, dtype=pl.Utf8).set(_inactive(rows), "i"))
+              "rating": _whole_column(rows, "rating"), "games": _whole_column(rows, "games"), "flag": _flags(rows)}
+    frame = pl.DataFrame(fields)
 
     def element(tag: str) -> pl.Expr:
         value = pl.col(tag)

@@ -25,7 +25,6 @@ import polars as pl
 
 import engine
 import warehouse
-from engine.fide_periods import months_before
 from engine.lists import lists_of
 from engine.rulesets import REGISTRY
 from formats.batch import FederationBatch
@@ -295,7 +294,7 @@ def _since(history: warehouse.History, batch: FederationBatch, config: dict[str,
                             stored.read_checkpoints())
         if at is None:
             return None
-        return continued.games_from(at, as_of) if progress else months_before(date.fromisoformat(at), 1)
+        return continued.games_from(at, as_of) if progress else continued.period_start(at)
     points = point_key(batch.competitions).get_column("point")
     return engine.point_date(str(points.min())) if points.len() else None
 
